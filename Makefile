@@ -1,0 +1,103 @@
+# collshim: make, make check, make demo, make install. MPICC, PREFIX overridable.
+
+MPICC   ?= mpicc
+MPIF90  ?= mpif90
+MPIEXEC ?= mpiexec
+PREFIX  ?= /usr/local
+PKG_CONFIG ?= pkg-config
+
+YAML_CFLAGS := $(shell $(PKG_CONFIG) --cflags yaml-0.1)
+YAML_LIBS   := $(shell $(PKG_CONFIG) --libs yaml-0.1)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration
+ALLCFLAGS := -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -Isrc -Iinclude $(YAML_CFLAGS)
+
+B := build
+
+# Everything but the MPI entry points: linked into the library and into the unit tests.
+CORE_SRC := $(sort $(wildcard src/*.c src/config/*.c src/model/*.c src/select/*.c \
+              src/sched/*.c src/coll/*.c src/coll/*/*.c src/log/*.c))
+SHIM_SRC := $(sort $(wildcard src/shim/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
+SHIM_OBJ := $(SHIM_SRC:%.c=$(B)/obj/%.o)
+
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o)
+
+MPI_TEST_SRC := $(sort $(wildcard tests/mpi/*.c))
+MPI_TESTS    := $(MPI_TEST_SRC:tests/mpi/%.c=$(B)/tests/%)
+F_TEST_SRC   := $(sort $(wildcard tests/mpi/*.f90))
+F_TESTS      := $(F_TEST_SRC:tests/mpi/%.f90=$(B)/tests/%)
+
+EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
+EXAMPLES     := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
+
+LIB   := $(B)/libcollshim.so
+YIELD := $(B)/libcs_yield.so
+
+.PHONY: all check check-unit check-mpi demo install clean format
+
+all: $(LIB)
+
+$(LIB): $(CORE_OBJ) $(SHIM_OBJ)
+	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/obj/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALLCFLAGS) $(CHECK_CFLAGS) -Itests/unit -MMD -MP -c -o $@ $<
+
+$(B)/unit_tests: $(UNIT_OBJ) $(CORE_OBJ)
+	$(MPICC) -o $@ $^ $(CHECK_LIBS) $(YAML_LIBS) -lm
+
+# The test suite's UCX progress wrapper (DESIGN.md, "Testing on a 2-core machine").
+$(YIELD): tests/mpi/yield/ucx_yield.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+
+$(B)/tests/%: tests/mpi/%.c tests/mpi/cs_test.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Itests/mpi -o $@ $< -lm
+
+$(B)/tests/%: tests/mpi/%.f90
+	@mkdir -p $(dir $@) $(B)/fmod
+	$(MPIF90) -O1 -g -J$(B)/fmod -o $@ $<
+
+$(B)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -o $@ $< -lm
+
+check: check-unit check-mpi
+
+check-unit: $(B)/unit_tests
+	$(B)/unit_tests
+
+check-mpi: $(LIB) $(YIELD) $(MPI_TESTS) $(F_TESTS)
+	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
+
+demo: $(LIB) $(YIELD) $(EXAMPLES)
+	MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)
+
+install: $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/collshim
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/collshim.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(filter-out scripts/collshim-test-mpi scripts/collshim-demo,$(wildcard scripts/collshim-*)) \
+	    $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 collshim.yaml.example $(DESTDIR)$(PREFIX)/share/collshim/
+	cp -r config $(DESTDIR)$(PREFIX)/share/collshim/
+
+format:
+	clang-format -i $(CORE_SRC) $(SHIM_SRC) $(wildcard src/*.h src/*/*.h src/*/*/*.h) include/collshim.h
+
+clean:
+	rm -rf $(B)
+
+-include $(CORE_OBJ:.o=.d) $(SHIM_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

@@ -1,0 +1,64 @@
+/*
+ * The algorithm tables: one row per algorithm, one table per collective.
+ * Adding an algorithm is one file in src/coll/<collective>/ and one row in
+ * src/coll/registry.c.
+ */
+#ifndef CS_COLL_H
+#define CS_COLL_H
+
+#include "common.h"
+#include "sched/sched.h"
+
+/* Restrictions, as data; src/select/ checks them in one place. */
+enum {
+    CS_REQ_POW2 = 1u << 0,        /* p is a power of two */
+    CS_REQ_COMMUTATIVE = 1u << 1, /* the operator is commutative */
+    CS_REQ_EXACT = 1u << 2,       /* the result may not depend on operand order */
+    CS_REQ_CONTIG = 1u << 3,      /* contiguous datatypes */
+    CS_REQ_P_GT_1 = 1u << 4,      /* at least two processes */
+    CS_REQ_COUNT_GT_0 = 1u << 5   /* a nonempty message */
+};
+
+#define CS_MAX_PARTS 32
+
+/* Parameters of one algorithm for one call. */
+typedef struct cs_params {
+    long long b;   /* butterfly: halving threshold in bytes; < 0: the model decides */
+    int k;         /* butterfly: halving rounds of this call (derived) */
+    int nparts;    /* multiphase: the partition of d */
+    int parts[CS_MAX_PARTS];
+} cs_params;
+
+void cs_params_init(cs_params *params);
+
+typedef struct cs_alg {
+    const char *name;
+    const char *description;
+    cs_coll coll;
+    unsigned requires; /* CS_REQ_* */
+    /* Parse "args" of "name:args"; NULL: the algorithm takes none. 0 on success. */
+    int (*parse)(const char *args, cs_params *params);
+    /* Fill the per-call parameters that were not given; NULL: none. */
+    void (*tune)(const cs_model *model, const cs_problem *prob, cs_params *params);
+    /* The closed-form cost in seconds; NULL for native (unknown to the model). */
+    double (*cost)(const cs_model *model, const cs_problem *prob, const cs_params *params);
+    /* The schedule of one rank; NULL for native. Returns an MPI error code. */
+    int (*build)(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
+    /* Write the parameters as "k=2,b=4096" (empty if none); returns the length. */
+    int (*format)(const cs_params *params, char *buf, size_t size);
+} cs_alg;
+
+/* The table of a collective, native first; *n gets its length. */
+const cs_alg *const *cs_alg_table(cs_coll coll, int *n);
+
+/* The native row of a collective: the MPI library's own algorithm. */
+const cs_alg *cs_alg_native(cs_coll coll);
+
+/*
+ * Look up "name" or "name:args" (as written in a config file or environment
+ * variable) for a collective. Returns NULL if the name is unknown or the
+ * arguments do not parse; then *why says which, in words.
+ */
+const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, const char **why);
+
+#endif

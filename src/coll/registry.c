@@ -1,0 +1,73 @@
+/*
+ * The algorithm tables, native first. A new algorithm is one file and one
+ * row here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/coll.h"
+
+extern const cs_alg cs_alltoall_direct;
+extern const cs_alg cs_allreduce_butterfly;
+extern const cs_alg cs_reduce_butterfly;
+
+static const cs_alg cs_native[CS_COLL_LAST] = {
+    [CS_COLL_ALLTOALL] = {.name = "native", .description = "the MPI library's MPI_Alltoall", .coll = CS_COLL_ALLTOALL},
+    [CS_COLL_ALLREDUCE] = {.name = "native", .description = "the MPI library's MPI_Allreduce", .coll = CS_COLL_ALLREDUCE},
+    [CS_COLL_REDUCE] = {.name = "native", .description = "the MPI library's MPI_Reduce", .coll = CS_COLL_REDUCE},
+};
+
+static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct};
+static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly};
+static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly};
+
+#define CS_ROWS(t) (int)(sizeof(t) / sizeof((t)[0]))
+
+const cs_alg *const *cs_alg_table(cs_coll coll, int *n)
+{
+    switch (coll) {
+    case CS_COLL_ALLTOALL: *n = CS_ROWS(cs_alltoall_table); return cs_alltoall_table;
+    case CS_COLL_ALLREDUCE: *n = CS_ROWS(cs_allreduce_table); return cs_allreduce_table;
+    case CS_COLL_REDUCE: *n = CS_ROWS(cs_reduce_table); return cs_reduce_table;
+    default: *n = 0; return NULL;
+    }
+}
+
+const cs_alg *cs_alg_native(cs_coll coll)
+{
+    return &cs_native[coll];
+}
+
+void cs_params_init(cs_params *params)
+{
+    memset(params, 0, sizeof(*params));
+    params->b = -1;
+    params->k = -1;
+}
+
+const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, const char **why)
+{
+    const char *colon = strchr(spec, ':');
+    const size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    int n;
+    const cs_alg *const *table = cs_alg_table(coll, &n);
+
+    cs_params_init(params);
+    for (int i = 0; i < n; i++) {
+        if (strlen(table[i]->name) != len || strncmp(table[i]->name, spec, len))
+            continue;
+        if (!colon)
+            return table[i];
+        if (!table[i]->parse) {
+            *why = "this algorithm takes no parameters";
+            return NULL;
+        }
+        if (table[i]->parse(colon + 1, params)) {
+            *why = "bad parameters";
+            return NULL;
+        }
+        return table[i];
+    }
+    *why = "unknown algorithm";
+    return NULL;
+}

@@ -1,0 +1,59 @@
+/*
+ * Definitions shared by every module of collshim: the collectives, the cost
+ * model's parameters and the per-call problem description that decisions are
+ * made from.
+ */
+#ifndef CS_COMMON_H
+#define CS_COMMON_H
+
+#include <stddef.h>
+
+/* Symbols that form the public interface: the MPI entry points and the
+ * extension API. Everything else is hidden by -fvisibility=hidden. */
+#define CS_EXPORT __attribute__((visibility("default")))
+
+typedef enum cs_coll {
+    CS_COLL_ALLTOALL,
+    CS_COLL_ALLREDUCE,
+    CS_COLL_REDUCE,
+    CS_COLL_LAST
+} cs_coll;
+
+/* "alltoall", "allreduce", "reduce" */
+const char *cs_coll_name(cs_coll coll);
+
+/*
+ * The machine model (DESIGN.md): a message of m bytes costs alpha + beta*m;
+ * copying m bytes locally costs rho*m; combining m bytes with an operator
+ * costs gamma*m. Seconds, and seconds per byte.
+ */
+typedef struct cs_model {
+    double alpha;
+    double beta;
+    double rho;
+    double gamma;
+} cs_model;
+
+/* Properties of one call that are equal on every rank (flags of cs_problem). */
+enum {
+    CS_PROB_INPLACE = 1u << 0,     /* MPI_IN_PLACE */
+    CS_PROB_COMMUTATIVE = 1u << 1, /* MPI_Op_commutative */
+    CS_PROB_CONTIG = 1u << 2,      /* datatypes are contiguous: size == extent == true extent */
+    CS_PROB_EXACT = 1u << 3        /* results do not depend on operand order (integers, MIN/MAX...) */
+};
+
+/*
+ * One call as the decision sees it. Only rank-invariant values live here: a
+ * decision made from them is the same on every rank.
+ */
+typedef struct cs_problem {
+    cs_coll coll;
+    int p;        /* communicator size */
+    int root;     /* reduce only; 0 otherwise */
+    size_t count; /* elements: the vector (reductions) or one block (alltoall) */
+    size_t elem;  /* bytes per element; 1 for alltoall, whose schedules move bytes */
+    size_t bytes; /* m: count * elem */
+    unsigned flags;
+} cs_problem;
+
+#endif

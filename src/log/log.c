@@ -1,0 +1,221 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log/log.h"
+
+/* Size bins of the summary: [0, 64), [64, 1K), ... [4M, inf). */
+#define CS_LOG_BINS 6
+#define CS_LOG_ALGS 16
+
+static const size_t cs_log_bin_lo[CS_LOG_BINS] = {0, 64, 1024, 16384, 262144, 4194304};
+static const char *const cs_log_bin_name[CS_LOG_BINS] = {"0-63", "64-1K", "1K-16K", "16K-256K", "256K-4M", "4M+"};
+
+typedef struct cs_log_tally {
+    unsigned long long calls, bytes;
+    double seconds;
+} cs_log_tally;
+
+static struct {
+    cs_log_level level;
+    FILE *out;
+    int rank;
+    const char *source; /* the configuration file, for the summary header */
+    pthread_mutex_t lock; /* the tallies, under MPI_THREAD_MULTIPLE */
+    cs_log_tally tally[CS_COLL_LAST][CS_LOG_ALGS][CS_LOG_BINS];
+} cs_log = {.level = CS_LOG_OFF, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int cs_log_rank_listed(const cs_config *cfg, int rank)
+{
+    if (cfg->log_all_ranks)
+        return 1;
+    for (int i = 0; i < cfg->nlog_ranks; i++)
+        if (cfg->log_ranks[i] == rank)
+            return 1;
+    return 0;
+}
+
+/* Expand %r (rank), %p (pid) and %% of a file pattern. */
+static void cs_log_expand(const char *pattern, int rank, char *buf, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = pattern; *c && n + 1 < size; c++) {
+        if (c[0] == '%' && c[1] == 'r') {
+            n += (size_t)snprintf(buf + n, size - n, "%d", rank);
+            c++;
+        } else if (c[0] == '%' && c[1] == 'p') {
+            n += (size_t)snprintf(buf + n, size - n, "%ld", (long)getpid());
+            c++;
+        } else {
+            if (c[0] == '%' && c[1] == '%')
+                c++;
+            buf[n++] = *c;
+        }
+    }
+    buf[n < size ? n : size - 1] = '\0';
+}
+
+static int cs_log_first_rank(const cs_config *cfg, int world_size)
+{
+    for (int r = 0; r < world_size; r++)
+        if (cs_log_rank_listed(cfg, r))
+            return r;
+    return -1;
+}
+
+void cs_log_open(const cs_config *cfg, int world_rank, int world_size)
+{
+    char path[PATH_MAX];
+    cs_log.rank = world_rank;
+    cs_log.source = cfg->source;
+    cs_log.level = CS_LOG_OFF;
+    if (cfg->log_level == CS_LOG_OFF)
+        return;
+    /* Rank 0 writes the summary even when it does not log its calls. */
+    const int listed = cs_log_rank_listed(cfg, world_rank);
+    if (!listed && !(world_rank == 0 && cfg->log_level >= CS_LOG_SUMMARY))
+        return;
+    if (!cfg->log_file[0] || !strcmp(cfg->log_file, "stderr")) {
+        cs_log.out = stderr;
+    } else {
+        cs_log_expand(cfg->log_file, world_rank, path, sizeof(path));
+        cs_log.out = fopen(path, "w");
+        if (!cs_log.out) {
+            if (world_rank == cs_log_first_rank(cfg, world_size))
+                fprintf(stderr, "collshim: cannot write the log %s: %s; logging is off\n", path, strerror(errno));
+            return;
+        }
+    }
+    cs_log.level = listed ? cfg->log_level : CS_LOG_SUMMARY;
+}
+
+int cs_log_active(void)
+{
+    return cs_log.level != CS_LOG_OFF;
+}
+
+const char *cs_log_op_name(MPI_Op op)
+{
+    static const struct {
+        MPI_Op op;
+        const char *name;
+    } ops[] = {
+        {MPI_SUM, "MPI_SUM"},   {MPI_PROD, "MPI_PROD"}, {MPI_MIN, "MPI_MIN"},       {MPI_MAX, "MPI_MAX"},
+        {MPI_LAND, "MPI_LAND"}, {MPI_LOR, "MPI_LOR"},   {MPI_LXOR, "MPI_LXOR"},     {MPI_BAND, "MPI_BAND"},
+        {MPI_BOR, "MPI_BOR"},   {MPI_BXOR, "MPI_BXOR"}, {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
+        {MPI_REPLACE, "MPI_REPLACE"}, {MPI_NO_OP, "MPI_NO_OP"},
+    };
+    if (op == MPI_OP_NULL)
+        return "none";
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (ops[i].op == op)
+            return ops[i].name;
+    return "user";
+}
+
+void cs_log_alg_spec(const cs_decision *d, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s", d->alg->name);
+    if (d->alg->format && n > 0 && (size_t)n + 1 < size) {
+        buf[n] = ':';
+        if (d->alg->format(&d->params, buf + n + 1, size - (size_t)n - 1) <= 0)
+            buf[n] = '\0';
+    }
+}
+
+static int cs_log_bin(size_t bytes)
+{
+    int b = CS_LOG_BINS - 1;
+    while (b > 0 && bytes < cs_log_bin_lo[b])
+        b--;
+    return b;
+}
+
+static int cs_log_alg_index(const cs_decision *d, cs_coll coll)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(coll, &n);
+    for (int i = 0; i < n && i < CS_LOG_ALGS; i++)
+        if (table[i] == d->alg)
+            return i;
+    return 0;
+}
+
+static void cs_log_tally_add(const cs_record *r)
+{
+    cs_log_tally *t = &cs_log.tally[r->prob->coll][cs_log_alg_index(r->d, r->prob->coll)][cs_log_bin(r->prob->bytes)];
+    pthread_mutex_lock(&cs_log.lock);
+    t->calls++;
+    t->bytes += r->prob->bytes;
+    t->seconds += r->elapsed;
+    pthread_mutex_unlock(&cs_log.lock);
+}
+
+static void cs_log_write_call(const cs_record *r)
+{
+    const cs_problem *prob = r->prob;
+    const cs_decision *d = r->d;
+    char alg[128], predicted[32] = "null", rounds[24] = "null", sent[24] = "null";
+
+    cs_log_alg_spec(d, alg, sizeof(alg));
+    if (d->predicted >= 0)
+        snprintf(predicted, sizeof(predicted), "%.3e", d->predicted);
+    if (r->stats) {
+        snprintf(rounds, sizeof(rounds), "%d", r->stats->rounds);
+        snprintf(sent, sizeof(sent), "%zu", r->stats->sent_bytes);
+    }
+    /* One fprintf per line: stdio's lock keeps lines whole across threads. */
+    fprintf(cs_log.out,
+            "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
+            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\",\"reason\":\"%s%s%s%s%s\",\"predicted_s\":%s,"
+            "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
+            cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
+            (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", prob->root,
+            alg, d->reason, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
+            d->passed ? d->declined : "", predicted, r->elapsed, rounds, sent);
+}
+
+void cs_log_call(const cs_record *r)
+{
+    if (cs_log.level == CS_LOG_OFF)
+        return;
+    cs_log_tally_add(r);
+    if (cs_log.level == CS_LOG_CALLS)
+        cs_log_write_call(r);
+}
+
+static void cs_log_summary(void)
+{
+    fprintf(cs_log.out, "@ collshim summary : rank 0\n@ config : %s\n", cs_log.source[0] ? cs_log.source : "built-in defaults");
+    fprintf(cs_log.out, "@--- %-10s %-12s %-9s %10s %14s %12s %12s\n", "collective", "algorithm", "bytes", "calls",
+            "total bytes", "total s", "mean s");
+    for (int c = 0; c < CS_COLL_LAST; c++) {
+        int n;
+        const cs_alg *const *table = cs_alg_table((cs_coll)c, &n);
+        for (int a = 0; a < n && a < CS_LOG_ALGS; a++)
+            for (int b = 0; b < CS_LOG_BINS; b++) {
+                const cs_log_tally *t = &cs_log.tally[c][a][b];
+                if (!t->calls)
+                    continue;
+                fprintf(cs_log.out, "     %-10s %-12s %-9s %10llu %14llu %12.3e %12.3e\n", cs_coll_name((cs_coll)c),
+                        table[a]->name, cs_log_bin_name[b], t->calls, t->bytes, t->seconds,
+                        t->seconds / (double)t->calls);
+            }
+    }
+}
+
+void cs_log_finalize(void)
+{
+    if (cs_log.level == CS_LOG_OFF)
+        return;
+    if (cs_log.rank == 0)
+        cs_log_summary();
+    if (cs_log.out != stderr)
+        fclose(cs_log.out);
+    else
+        fflush(stderr);
+    cs_log.out = NULL;
+    cs_log.level = CS_LOG_OFF;
+}

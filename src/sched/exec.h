@@ -1,0 +1,25 @@
+/*
+ * The MPI executor: runs one rank's schedule over nonblocking PMPI
+ * point-to-point calls on the communicator's private duplicate, with
+ * memcpy for copies and PMPI_Reduce_local for reductions.
+ */
+#ifndef CS_EXEC_H
+#define CS_EXEC_H
+
+#include <mpi.h>
+
+#include "sched/sched.h"
+
+typedef struct cs_exec {
+    void *buf[CS_BUF_LAST]; /* first data byte of SEND and RECV; TMPs are allocated by cs_exec_run */
+    MPI_Datatype type;      /* reductions: the element type (contiguous) */
+    MPI_Aint type_lb;       /* its true lower bound */
+    size_t type_extent;     /* bytes per element */
+    MPI_Op op;
+    MPI_Comm comm; /* the private duplicate */
+} cs_exec;
+
+/* Runs the schedule; returns an MPI error code (the first failure stops it). */
+int cs_exec_run(const cs_sched *s, cs_exec *x);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * Building schedules. Allocation failures are sticky in s->error so that the
+ * algorithms read as straight-line rank arithmetic.
+ */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched.h"
+
+void cs_sched_init(cs_sched *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+void cs_sched_free(cs_sched *s)
+{
+    free(s->steps);
+    free(s->round_start);
+    cs_sched_init(s);
+}
+
+void cs_sched_reset(cs_sched *s)
+{
+    s->nsteps = 0;
+    s->nrounds = 0;
+    s->tmp_bytes[0] = s->tmp_bytes[1] = 0;
+    s->error = MPI_SUCCESS;
+}
+
+/* Grow an array to hold at least `need` items; 0 on success. */
+static int cs_grow(void **items, size_t *cap, size_t need, size_t item_size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t cap2 = *cap ? *cap * 2 : 16;
+    while (cap2 < need)
+        cap2 *= 2;
+    void *p = realloc(*items, cap2 * item_size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = cap2;
+    return 0;
+}
+
+void cs_sched_round(cs_sched *s)
+{
+    size_t cap = (size_t)s->round_cap;
+    if (s->error || cs_grow((void **)&s->round_start, &cap, (size_t)s->nrounds + 1, sizeof(size_t))) {
+        s->error = MPI_ERR_NO_MEM;
+        return;
+    }
+    s->round_cap = (int)cap;
+    s->round_start[s->nrounds++] = s->nsteps;
+}
+
+static void cs_sched_add(cs_sched *s, cs_step step)
+{
+    if (s->error)
+        return;
+    if (s->nrounds == 0)
+        cs_sched_round(s);
+    if (s->error || cs_grow((void **)&s->steps, &s->cap, s->nsteps + 1, sizeof(cs_step))) {
+        s->error = MPI_ERR_NO_MEM;
+        return;
+    }
+    s->steps[s->nsteps++] = step;
+}
+
+void cs_sched_send(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len)
+{
+    cs_sched_add(s, (cs_step){.kind = CS_STEP_SEND, .buf = buf, .peer = peer, .off = off, .len = len});
+}
+
+void cs_sched_recv(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len)
+{
+    cs_sched_add(s, (cs_step){.kind = CS_STEP_RECV, .buf = buf, .peer = peer, .off = off, .len = len});
+}
+
+void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
+{
+    if (len == 0 || (src == dst && off == dst_off))
+        return;
+    cs_sched_add(s, (cs_step){.kind = CS_STEP_COPY, .buf = src, .dst = dst, .off = off,
+                              .dst_off = dst_off, .len = len});
+}
+
+void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
+{
+    if (len == 0)
+        return;
+    cs_sched_add(s, (cs_step){.kind = CS_STEP_REDUCE, .buf = src, .dst = dst, .off = off,
+                              .dst_off = dst_off, .len = len});
+}
+
+void cs_sched_scratch(cs_sched *s, cs_buf tmp, size_t bytes)
+{
+    size_t *t = &s->tmp_bytes[tmp == CS_BUF_TMP1];
+    if (bytes > *t)
+        *t = bytes;
+}

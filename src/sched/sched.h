@@ -1,0 +1,88 @@
+/*
+ * Schedules: what one rank does in one collective call, as data.
+ *
+ * A schedule is a sequence of rounds. In a round, a rank first exchanges
+ * messages (every send and receive of the round is in flight at once), then
+ * runs the round's local steps in order (copies and reductions). Algorithms
+ * (src/coll/) build schedules from rank arithmetic alone; the MPI executor
+ * (sched_mpi.c) runs them, the unit tests' simulator runs all ranks of one in
+ * memory, and the model prices them (sched_cost.c).
+ *
+ * Byte offsets are relative to the first byte of data of a buffer: for the
+ * user's buffers that is the buffer address plus the datatype's true lower
+ * bound.
+ */
+#ifndef CS_SCHED_H
+#define CS_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+typedef enum cs_buf {
+    CS_BUF_SEND, /* the user's send buffer (read only) */
+    CS_BUF_RECV, /* the user's receive buffer */
+    CS_BUF_TMP0, /* scratch, sized by the schedule */
+    CS_BUF_TMP1,
+    CS_BUF_LAST
+} cs_buf;
+
+typedef enum cs_step_kind {
+    CS_STEP_SEND,
+    CS_STEP_RECV,
+    CS_STEP_COPY,  /* dst[dst_off..+len) = src[off..+len) */
+    CS_STEP_REDUCE /* dst = src (+) dst: src is the left operand, as in MPI_Reduce_local */
+} cs_step_kind;
+
+typedef struct cs_step {
+    uint8_t kind;   /* cs_step_kind */
+    uint8_t buf;    /* send/recv: the buffer; copy/reduce: the source */
+    uint8_t dst;    /* copy/reduce: the destination */
+    int peer;       /* send/recv: rank in the communicator */
+    size_t off;     /* byte offset in buf */
+    size_t dst_off; /* copy/reduce: byte offset in dst */
+    size_t len;     /* bytes; reductions: a multiple of the element size */
+} cs_step;
+
+typedef struct cs_sched {
+    cs_step *steps;
+    size_t nsteps, cap;
+    size_t *round_start; /* index of the first step of each round */
+    int nrounds, round_cap;
+    size_t tmp_bytes[2]; /* sizes of CS_BUF_TMP0 and CS_BUF_TMP1 */
+    int error;           /* first failure while building (MPI error code), sticky */
+} cs_sched;
+
+void cs_sched_init(cs_sched *s);
+void cs_sched_free(cs_sched *s);
+/* Forget the steps, keep the memory: a schedule object can be reused. */
+void cs_sched_reset(cs_sched *s);
+
+/* Builders. Failures (allocation) are recorded in s->error, so a builder
+ * calls them unchecked and returns s->error at the end. */
+void cs_sched_round(cs_sched *s);
+void cs_sched_send(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
+void cs_sched_recv(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
+void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
+void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
+void cs_sched_scratch(cs_sched *s, cs_buf tmp, size_t bytes);
+
+/* The steps of round r are steps[first .. end). */
+static inline size_t cs_sched_round_end(const cs_sched *s, int r)
+{
+    return r + 1 < s->nrounds ? s->round_start[r + 1] : s->nsteps;
+}
+
+/* What one rank's schedule does, for the log and the model. */
+typedef struct cs_sched_stats {
+    int rounds;           /* rounds with at least one message */
+    size_t sent_bytes;    /* sum over sends */
+    size_t reduced_bytes; /* sum over reductions */
+    size_t copied_bytes;  /* sum over copies */
+    double cost;          /* seconds under the model (see sched_cost.c) */
+} cs_sched_stats;
+
+void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats *out);
+
+#endif

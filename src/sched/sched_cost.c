@@ -1,0 +1,34 @@
+/*
+ * Counting and pricing one rank's schedule. Under the model (DESIGN.md) a
+ * rank is 1-ported and full duplex: a round costs one start-up alpha per
+ * message of the busier direction (one, for the usual round of one send and
+ * one receive), beta per byte of the larger of what it sends and receives, then
+ * gamma per byte combined and rho per byte copied in its local steps. A
+ * schedule's cost is the slowest rank's sum over its rounds.
+ */
+#include "sched/sched.h"
+
+void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats *out)
+{
+    *out = (cs_sched_stats){0};
+    for (int r = 0; r < s->nrounds; r++) {
+        size_t sent = 0, received = 0, reduced = 0, copied = 0;
+        int sends = 0, recvs = 0;
+        for (size_t i = s->round_start[r]; i < cs_sched_round_end(s, r); i++) {
+            const cs_step *st = &s->steps[i];
+            switch (st->kind) {
+            case CS_STEP_SEND: sent += st->len; sends++; break;
+            case CS_STEP_RECV: received += st->len; recvs++; break;
+            case CS_STEP_REDUCE: reduced += st->len; break;
+            default: copied += st->len; break;
+            }
+        }
+        int starts = sends > recvs ? sends : recvs;
+        out->rounds += starts > 0;
+        out->sent_bytes += sent;
+        out->reduced_bytes += reduced;
+        out->copied_bytes += copied;
+        out->cost += model->alpha * starts + model->beta * (double)(sent > received ? sent : received) +
+                     model->gamma * (double)reduced + model->rho * (double)copied;
+    }
+}

@@ -1,0 +1,214 @@
+/*
+ * Selection, in order: calls nothing can improve (p = 1, an empty or huge
+ * message); a forced algorithm; native by configuration or in a native size
+ * range; the breakpoints (the model's choice per size, computed once per
+ * communicator and variant); the model's cheapest candidate that can run;
+ * last, the MPI library. An algorithm that cannot run is passed over, and the
+ * decision says which restriction stopped it.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "select/select.h"
+
+static const struct {
+    unsigned flag;
+    const char *words;
+} cs_restrictions[] = {
+    {CS_REQ_POW2, "needs p a power of two"},
+    {CS_REQ_COMMUTATIVE, "needs a commutative operator"},
+    {CS_REQ_EXACT, "needs an exact type and operator"},
+    {CS_REQ_CONTIG, "needs a contiguous datatype"},
+    {CS_REQ_P_GT_1, "needs p > 1"},
+    {CS_REQ_COUNT_GT_0, "needs a nonempty message"},
+};
+
+static int cs_restriction_holds(unsigned flag, const cs_problem *prob)
+{
+    switch (flag) {
+    case CS_REQ_POW2: return (prob->p & (prob->p - 1)) == 0;
+    case CS_REQ_COMMUTATIVE: return (prob->flags & CS_PROB_COMMUTATIVE) != 0;
+    case CS_REQ_EXACT: return (prob->flags & CS_PROB_EXACT) != 0;
+    case CS_REQ_CONTIG: return (prob->flags & CS_PROB_CONTIG) != 0;
+    case CS_REQ_P_GT_1: return prob->p > 1;
+    case CS_REQ_COUNT_GT_0: return prob->count > 0;
+    default: return 0;
+    }
+}
+
+const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob)
+{
+    for (size_t i = 0; i < sizeof(cs_restrictions) / sizeof(cs_restrictions[0]); i++)
+        if ((alg->requires & cs_restrictions[i].flag) && !cs_restriction_holds(cs_restrictions[i].flag, prob))
+            return cs_restrictions[i].words;
+    return NULL;
+}
+
+/* Tune the parameters of alg for prob and price it. */
+static double cs_select_price(const cs_model *model, const cs_alg *alg, const cs_problem *prob, cs_params *params)
+{
+    if (alg->tune)
+        alg->tune(model, prob, params);
+    return alg->cost(model, prob, params);
+}
+
+/* The model's cheapest runnable algorithm; -1 if none. */
+static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_params *best_params,
+                              double *best_cost)
+{
+    int n, best = -1;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    *best_cost = INFINITY;
+    for (int i = 0; i < n; i++) {
+        cs_params params;
+        if (!table[i]->cost || cs_select_restriction(table[i], prob))
+            continue;
+        cs_params_init(&params);
+        double t = cs_select_price(model, table[i], prob, &params);
+        if (t < *best_cost) {
+            *best_cost = t;
+            *best_params = params;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* The model's choice at one size, ignoring per-call restrictions other than
+ * p and the operator (contiguity is checked at the call). */
+static int cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes)
+{
+    cs_problem prob = *variant;
+    cs_params params;
+    double cost;
+    prob.bytes = prob.count = bytes;
+    prob.flags |= CS_PROB_CONTIG | CS_PROB_EXACT;
+    int i = cs_select_cheapest(model, &prob, &params, &cost);
+    return i < 0 ? 0 : i;
+}
+
+static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, int alg)
+{
+    if (bp->n && bp->alg[bp->n - 1] == alg)
+        return;
+    if (bp->n == CS_BP_MAX)
+        return; /* more changes than the table holds: the last entry stays */
+    bp->lo[bp->n] = lo;
+    bp->alg[bp->n++] = (unsigned char)alg;
+}
+
+/*
+ * Sample the sizes 2^(i/4) bytes up to 2^40 and bisect between samples whose
+ * choices differ, down to the byte.
+ */
+void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp)
+{
+    size_t prev = 1;
+    int prev_alg = cs_breakpoints_choice(model, variant, 1);
+
+    bp->n = 0;
+    cs_breakpoints_add(bp, 1, prev_alg);
+    for (int i = 1; i <= 160; i++) {
+        size_t size = (size_t)ldexp(1.0, i / 4) + (size_t)((ldexp(1.0, i / 4) * (i % 4)) / 4);
+        if (size <= prev)
+            continue;
+        int alg = cs_breakpoints_choice(model, variant, size);
+        if (alg != prev_alg) {
+            size_t lo = prev, hi = size; /* choice(lo) == prev_alg, choice(hi) == alg */
+            while (hi - lo > 1) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (cs_breakpoints_choice(model, variant, mid) == prev_alg)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            cs_breakpoints_add(bp, hi, alg);
+        }
+        prev = size;
+        prev_alg = alg;
+    }
+    bp->computed = 1;
+}
+
+static int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
+{
+    int lo = 0, hi = bp->n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (bp->lo[mid] <= bytes)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return bp->alg[lo];
+}
+
+static void cs_decide(cs_decision *d, const cs_alg *alg, const char *reason)
+{
+    d->alg = alg;
+    d->reason = reason;
+}
+
+static const char *cs_select_forced_reason(const cs_coll_config *cc)
+{
+    return cc->from_env ? "forced by the environment" : "forced by the configuration";
+}
+
+void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
+{
+    const cs_coll_config *cc = &cfg->coll[prob->coll];
+    const cs_alg *native = cs_alg_native(prob->coll);
+
+    d->passed = NULL;
+    d->declined = NULL;
+    d->predicted = -1.0;
+    cs_params_init(&d->params);
+    cs_decide(d, native, NULL);
+
+    if (prob->p == 1)
+        return cs_decide(d, native, "p = 1: nothing to exchange");
+    if (prob->count == 0)
+        return cs_decide(d, native, "empty message");
+    if (prob->bytes > INT_MAX)
+        return cs_decide(d, native, "message over INT_MAX bytes");
+    if (cc->choice == CS_CHOICE_NATIVE)
+        return cs_decide(d, native, cc->from_env ? "native by the environment" : "native by the configuration");
+
+    if (cc->choice == CS_CHOICE_FORCED) {
+        const char *no = cs_select_restriction(cc->alg, prob);
+        if (!no) {
+            d->params = cc->params;
+            d->predicted = cs_select_price(&cfg->model, cc->alg, prob, &d->params);
+            return cs_decide(d, cc->alg, cs_select_forced_reason(cc));
+        }
+        d->passed = cc->alg;
+        d->declined = no;
+    }
+    if (cs_config_native_range(cc, prob->bytes))
+        return cs_decide(d, native, "in a native size range of the configuration");
+
+    /* The breakpoints hold the model's choice for this variant and size. */
+    const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0);
+    cs_breakpoints *bp = &cache->bp[prob->coll][variant];
+    if (!bp->computed)
+        cs_breakpoints_compute(&cfg->model, prob, bp);
+    int n;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    const cs_alg *alg = table[cs_breakpoints_lookup(bp, prob->bytes)];
+    if (alg->cost && !cs_select_restriction(alg, prob)) {
+        d->predicted = cs_select_price(&cfg->model, alg, prob, &d->params);
+        return cs_decide(d, alg, "breakpoint: the model's choice for this size");
+    }
+
+    /* The breakpoint's choice cannot run this call (its datatype, say). */
+    if (alg->cost && !d->passed) {
+        d->passed = alg;
+        d->declined = cs_select_restriction(alg, prob);
+    }
+    int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
+    if (i >= 0)
+        return cs_decide(d, table[i], "model: cheapest that can run");
+    d->predicted = -1.0;
+    return cs_decide(d, native, "no algorithm of ours applies");
+}

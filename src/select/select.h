@@ -1,0 +1,45 @@
+/*
+ * Selection: which algorithm runs a call, and why. Every input is
+ * rank-invariant (DESIGN.md, "Decisions"), so every rank decides the same.
+ */
+#ifndef CS_SELECT_H
+#define CS_SELECT_H
+
+#include "config/config.h"
+
+#define CS_BP_MAX 64
+
+/* The model's choice as a function of the message size, for one collective,
+ * one p and one variant (commutative or not, in place or not): algorithm
+ * alg[i] from lo[i] bytes up to lo[i + 1] - 1. */
+typedef struct cs_breakpoints {
+    int computed;
+    int n;
+    size_t lo[CS_BP_MAX];
+    unsigned char alg[CS_BP_MAX]; /* index in the collective's table */
+} cs_breakpoints;
+
+#define CS_BP_VARIANTS 4 /* (commutative, in place) */
+
+typedef struct cs_select_cache {
+    cs_breakpoints bp[CS_COLL_LAST][CS_BP_VARIANTS];
+} cs_select_cache;
+
+typedef struct cs_decision {
+    const cs_alg *alg; /* the native row hands the call to the MPI library */
+    cs_params params;
+    const char *reason;   /* why this one: static text */
+    const cs_alg *passed; /* an algorithm passed over (forced, or the breakpoint's), or NULL */
+    const char *declined; /* and the restriction it failed */
+    double predicted;     /* seconds under the model; < 0 for native */
+} cs_decision;
+
+/* NULL if the algorithm can run the problem, else its restriction in words. */
+const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob);
+
+void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d);
+
+/* Fill a breakpoint table (exposed for the tests and the tools). */
+void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp);
+
+#endif

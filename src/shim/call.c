@@ -1,0 +1,233 @@
+/*
+ * The path of an intercepted call: describe it with rank-invariant values,
+ * select, run our schedule or the MPI library's collective, log.
+ *
+ * Stepping aside costs a branch when the configuration says native and
+ * logging is off; otherwise a few datatype queries, an attribute lookup and
+ * a binary search. Nothing is allocated or formatted unless our algorithm
+ * runs or logging is on.
+ */
+#include <stdlib.h>
+
+#include "log/log.h"
+#include "sched/exec.h"
+#include "shim/shim.h"
+
+/* The layout of a datatype as the schedules see it. */
+typedef struct cs_layout {
+    MPI_Count size, extent, true_lb, true_extent;
+    int contig; /* elements abut: size == extent == true extent */
+} cs_layout;
+
+static int cs_layout_get(MPI_Datatype type, cs_layout *l)
+{
+    MPI_Count lb;
+    int rc = PMPI_Type_size_x(type, &l->size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_extent_x(type, &lb, &l->extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent_x(type, &l->true_lb, &l->true_extent);
+    l->contig = rc == MPI_SUCCESS && l->size > 0 && l->size == l->true_extent && l->extent == l->true_extent;
+    return rc;
+}
+
+static int cs_call_native(const cs_call *c)
+{
+    switch (c->coll) {
+    case CS_COLL_ALLTOALL:
+        return PMPI_Alltoall(c->sendbuf, c->scount, c->stype, c->recvbuf, c->rcount, c->rtype, c->comm);
+    case CS_COLL_ALLREDUCE:
+        return PMPI_Allreduce(c->sendbuf, c->recvbuf, c->scount, c->stype, c->op, c->comm);
+    default:
+        return PMPI_Reduce(c->sendbuf, c->recvbuf, c->scount, c->stype, c->op, c->root, c->comm);
+    }
+}
+
+/* Arguments the MPI library must judge itself (and report through the
+ * communicator's error handler). */
+static int cs_call_suspect(const cs_call *c)
+{
+    if (c->comm == MPI_COMM_NULL || c->scount < 0 || c->stype == MPI_DATATYPE_NULL)
+        return 1;
+    if (c->coll == CS_COLL_ALLTOALL)
+        return c->rcount < 0 || c->rtype == MPI_DATATYPE_NULL;
+    return c->op == MPI_OP_NULL;
+}
+
+/* Everything the schedule needs, beyond the problem. */
+typedef struct cs_local {
+    cs_problem prob; /* as this rank builds it: reduce in place at the root */
+    cs_layout send, recv;
+    int inplace;
+} cs_local;
+
+/* Describe a reduction. The decision sees in-place only for allreduce: for
+ * reduce, only the root knows (MPI_IN_PLACE is the root's alone). */
+static int cs_describe_reduction(const cs_call *c, const cs_context *ctx, cs_problem *prob, cs_local *l)
+{
+    int commutative = 0;
+    int rc = cs_layout_get(c->stype, &l->send);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Op_commutative(c->op, &commutative);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    l->recv = l->send;
+    l->inplace = c->sendbuf == MPI_IN_PLACE && (c->coll == CS_COLL_ALLREDUCE || ctx->rank == c->root);
+    prob->count = (size_t)c->scount;
+    prob->elem = (size_t)l->send.extent;
+    prob->bytes = (size_t)c->scount * (size_t)l->send.size;
+    prob->flags = (commutative ? CS_PROB_COMMUTATIVE : 0) | (l->send.contig ? CS_PROB_CONTIG : 0);
+    if (l->inplace && c->coll == CS_COLL_ALLREDUCE)
+        prob->flags |= CS_PROB_INPLACE;
+    l->prob = *prob;
+    if (l->inplace)
+        l->prob.flags |= CS_PROB_INPLACE;
+    return MPI_SUCCESS;
+}
+
+/* Describe an alltoall. Datatypes may differ from rank to rank (only their
+ * signatures must match), so the decision never looks at them: a rank whose
+ * type is not contiguous packs its side. */
+static int cs_describe_alltoall(const cs_call *c, cs_problem *prob, cs_local *l)
+{
+    int rc = cs_layout_get(c->rtype, &l->recv);
+    l->inplace = c->sendbuf == MPI_IN_PLACE;
+    if (rc == MPI_SUCCESS)
+        rc = l->inplace ? cs_layout_get(c->rtype, &l->send) : cs_layout_get(c->stype, &l->send);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    prob->bytes = l->inplace ? (size_t)c->rcount * (size_t)l->recv.size : (size_t)c->scount * (size_t)l->send.size;
+    prob->count = prob->bytes;
+    prob->elem = 1;
+    prob->flags = CS_PROB_CONTIG | (l->inplace ? CS_PROB_INPLACE : 0);
+    l->prob = *prob;
+    return MPI_SUCCESS;
+}
+
+/* Pack a non-contiguous side of an alltoall into bytes, or unpack it. */
+static int cs_alltoall_pack(const cs_call *c, const cs_context *ctx, const void *from, int count,
+                            MPI_Datatype type, void *bytes, size_t size)
+{
+    int pos = 0;
+    return PMPI_Pack(from, count * ctx->p, type, bytes, (int)size, &pos, ctx->comm);
+}
+
+static int cs_alltoall_unpack(const cs_call *c, const cs_context *ctx, const void *bytes, size_t size)
+{
+    int pos = 0;
+    return PMPI_Unpack(bytes, (int)size, &pos, c->recvbuf, c->rcount * ctx->p, c->rtype, ctx->comm);
+}
+
+static int cs_call_ours_alltoall(const cs_call *c, cs_context *ctx, cs_local *l, cs_exec *x)
+{
+    const size_t total = l->prob.bytes * (size_t)ctx->p;
+    char *packed_send = NULL, *packed_recv = NULL;
+    int rc = MPI_SUCCESS;
+
+    x->buf[CS_BUF_SEND] = l->inplace ? NULL : (char *)c->sendbuf + l->send.true_lb;
+    x->buf[CS_BUF_RECV] = (char *)c->recvbuf + l->recv.true_lb;
+    if (!l->inplace && !l->send.contig) {
+        if (!(packed_send = malloc(total ? total : 1)))
+            return MPI_ERR_NO_MEM;
+        rc = cs_alltoall_pack(c, ctx, c->sendbuf, c->scount, c->stype, packed_send, total);
+        x->buf[CS_BUF_SEND] = packed_send;
+    }
+    if (rc == MPI_SUCCESS && !l->recv.contig) {
+        if (!(packed_recv = malloc(total ? total : 1)))
+            rc = MPI_ERR_NO_MEM;
+        else if (l->inplace)
+            rc = cs_alltoall_pack(c, ctx, c->recvbuf, c->rcount, c->rtype, packed_recv, total);
+        x->buf[CS_BUF_RECV] = packed_recv;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = cs_exec_run(&ctx->sched, x);
+    if (rc == MPI_SUCCESS && packed_recv)
+        rc = cs_alltoall_unpack(c, ctx, packed_recv, total);
+    free(packed_send);
+    free(packed_recv);
+    return rc;
+}
+
+static int cs_call_ours(const cs_call *c, cs_context *ctx, cs_local *l, const cs_decision *d)
+{
+    cs_exec x = {.type = c->stype, .op = c->op, .comm = ctx->comm};
+    int rc;
+
+    cs_sched_reset(&ctx->sched);
+    rc = d->alg->build(&l->prob, &d->params, ctx->rank, &ctx->sched);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (c->coll == CS_COLL_ALLTOALL)
+        return cs_call_ours_alltoall(c, ctx, l, &x);
+
+    x.type_lb = (MPI_Aint)l->send.true_lb;
+    x.type_extent = (size_t)l->send.extent;
+    x.buf[CS_BUF_SEND] = l->inplace ? NULL : (char *)c->sendbuf + l->send.true_lb;
+    x.buf[CS_BUF_RECV] = c->recvbuf ? (char *)c->recvbuf + l->send.true_lb : NULL;
+    return cs_exec_run(&ctx->sched, &x);
+}
+
+static void cs_call_log(const cs_call *c, const cs_context *ctx, const cs_local *l, const cs_decision *d,
+                        double elapsed)
+{
+    cs_sched_stats stats;
+    if (d->alg->build)
+        cs_sched_stats_get(&ctx->sched, &cs_shim.cfg.model, &stats);
+    cs_record r = {.prob = &l->prob, .d = d, .rank = ctx->rank, .op = c->op, .inplace = l->inplace,
+                   .elapsed = elapsed, .stats = d->alg->build ? &stats : NULL};
+    cs_log_call(&r);
+}
+
+/* Intercommunicators and calls we could not describe go to the library;
+ * with logging on, they are logged too. */
+static int cs_call_aside(const cs_call *c, const cs_context *ctx, const char *reason)
+{
+    const int logging = ctx && cs_log_active();
+    const double t0 = logging ? PMPI_Wtime() : 0.0;
+    int rc = cs_call_native(c);
+    if (logging) {
+        cs_decision d = {.alg = cs_alg_native(c->coll), .reason = reason, .predicted = -1.0};
+        cs_local l = {.prob = {.coll = c->coll, .p = ctx->p, .root = c->root}};
+        cs_call_log(c, ctx, &l, &d, PMPI_Wtime() - t0);
+    }
+    return rc;
+}
+
+int cs_call_run(const cs_call *c)
+{
+    const cs_coll_config *cc = &cs_shim.cfg.coll[c->coll];
+    cs_context *ctx = NULL;
+    cs_problem prob = {.coll = c->coll};
+    cs_local l;
+    cs_decision d;
+    int rc;
+
+    if (!cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && !cs_log_active()) || cs_call_suspect(c))
+        return cs_call_native(c);
+    if (cs_context_get(c->comm, &ctx) != MPI_SUCCESS)
+        return cs_call_native(c);
+    if (ctx->inter)
+        return cs_call_aside(c, ctx, "intercommunicator");
+    if (c->coll == CS_COLL_REDUCE && (c->root < 0 || c->root >= ctx->p))
+        return cs_call_native(c);
+
+    prob.p = ctx->p;
+    prob.root = c->coll == CS_COLL_REDUCE ? c->root : 0;
+    rc = c->coll == CS_COLL_ALLTOALL ? cs_describe_alltoall(c, &prob, &l) : cs_describe_reduction(c, ctx, &prob, &l);
+    if (rc != MPI_SUCCESS)
+        return cs_call_aside(c, ctx, "datatype or operator query failed");
+
+    cs_select(&cs_shim.cfg, &ctx->cache, &prob, &d);
+    const int logging = cs_log_active();
+    const double t0 = logging ? PMPI_Wtime() : 0.0;
+    if (!d.alg->build) {
+        rc = cs_call_native(c);
+    } else {
+        rc = cs_call_ours(c, ctx, &l, &d);
+        if (rc != MPI_SUCCESS)
+            PMPI_Comm_call_errhandler(c->comm, rc);
+    }
+    if (logging)
+        cs_call_log(c, ctx, &l, &d, PMPI_Wtime() - t0);
+    return rc;
+}

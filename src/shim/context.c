@@ -1,0 +1,109 @@
+/*
+ * Per-communicator contexts, cached as an attribute. The private duplicate
+ * is made on the first collective call on a communicator (every rank makes
+ * that call, so the collective dup matches up) and freed by the attribute's
+ * delete callback when the user frees the communicator, or at MPI_Finalize.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "shim/shim.h"
+
+/* All live contexts, for MPI_Finalize; touched only on create and free. */
+static cs_context *cs_contexts;
+static pthread_mutex_t cs_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cs_context_link(cs_context *ctx)
+{
+    pthread_mutex_lock(&cs_contexts_lock);
+    ctx->next = cs_contexts;
+    if (cs_contexts)
+        cs_contexts->prev = ctx;
+    cs_contexts = ctx;
+    pthread_mutex_unlock(&cs_contexts_lock);
+}
+
+static void cs_context_unlink(cs_context *ctx)
+{
+    pthread_mutex_lock(&cs_contexts_lock);
+    if (ctx->prev)
+        ctx->prev->next = ctx->next;
+    else
+        cs_contexts = ctx->next;
+    if (ctx->next)
+        ctx->next->prev = ctx->prev;
+    pthread_mutex_unlock(&cs_contexts_lock);
+}
+
+static int cs_context_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    cs_context *ctx = value;
+    int rc = MPI_SUCCESS;
+    cs_context_unlink(ctx);
+    if (ctx->comm != MPI_COMM_NULL)
+        rc = PMPI_Comm_free(&ctx->comm);
+    cs_sched_free(&ctx->sched);
+    free(ctx);
+    return rc;
+}
+
+int cs_context_keyval_create(void)
+{
+    /* MPI_COMM_NULL_COPY_FN: a duplicate of the user's communicator gets a
+     * context of its own on its first use. */
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cs_context_delete, &cs_shim.keyval, NULL);
+}
+
+static int cs_context_create(MPI_Comm comm, cs_context **out)
+{
+    cs_context *ctx = calloc(1, sizeof(*ctx));
+    int rc;
+    if (!ctx)
+        return MPI_ERR_NO_MEM;
+    ctx->parent = comm;
+    ctx->comm = MPI_COMM_NULL;
+    cs_sched_init(&ctx->sched);
+    rc = PMPI_Comm_test_inter(comm, &ctx->inter);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_size(comm, &ctx->p);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_rank(comm, &ctx->rank);
+    if (rc == MPI_SUCCESS && !ctx->inter) {
+        rc = PMPI_Comm_dup(comm, &ctx->comm);
+        /* Our errors come back as codes; the user's handler is called on
+         * the user's communicator. */
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_set_attr(comm, cs_shim.keyval, ctx);
+    if (rc != MPI_SUCCESS) {
+        if (ctx->comm != MPI_COMM_NULL)
+            PMPI_Comm_free(&ctx->comm);
+        free(ctx);
+        return rc;
+    }
+    cs_context_link(ctx);
+    *out = ctx;
+    return MPI_SUCCESS;
+}
+
+int cs_context_get(MPI_Comm comm, cs_context **ctx)
+{
+    int found = 0;
+    int rc = PMPI_Comm_get_attr(comm, cs_shim.keyval, ctx, &found);
+    if (rc != MPI_SUCCESS || found)
+        return rc;
+    return cs_context_create(comm, ctx);
+}
+
+void cs_context_free_all(void)
+{
+    /* Deleting the attribute runs cs_context_delete, which unlinks. */
+    while (cs_contexts) {
+        cs_context *ctx = cs_contexts;
+        if (PMPI_Comm_delete_attr(ctx->parent, cs_shim.keyval) != MPI_SUCCESS)
+            cs_context_delete(ctx->parent, cs_shim.keyval, ctx, NULL);
+    }
+    PMPI_Comm_free_keyval(&cs_shim.keyval);
+}

@@ -1,0 +1,55 @@
+/*
+ * The shim's process state and per-communicator contexts.
+ */
+#ifndef CS_SHIM_H
+#define CS_SHIM_H
+
+#include <mpi.h>
+
+#include "config/config.h"
+#include "sched/sched.h"
+#include "select/select.h"
+
+/* Written once in MPI_Init, read only afterwards. */
+typedef struct cs_state {
+    int on; /* MPI_Init went through the shim and the keyval exists */
+    cs_config cfg;
+    int keyval;
+    int world_rank, world_size;
+} cs_state;
+
+extern cs_state cs_shim;
+
+/* What collshim keeps on a communicator (an attribute). */
+typedef struct cs_context {
+    MPI_Comm parent;
+    MPI_Comm comm; /* private duplicate for our traffic; MPI_COMM_NULL for intercommunicators */
+    int p, rank;
+    int inter;
+    cs_select_cache cache; /* breakpoints per collective and variant */
+    cs_sched sched;        /* reused from call to call */
+    struct cs_context *next, *prev;
+} cs_context;
+
+/* The context of comm, created (collectively) on its first collective. */
+int cs_context_get(MPI_Comm comm, cs_context **ctx);
+
+int cs_context_keyval_create(void);
+/* Free every context still attached (at MPI_Finalize), then the keyval. */
+void cs_context_free_all(void);
+
+/* One intercepted call. Reductions use scount/stype for count/datatype. */
+typedef struct cs_call {
+    cs_coll coll;
+    const void *sendbuf;
+    void *recvbuf;
+    int scount, rcount;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+} cs_call;
+
+int cs_call_run(const cs_call *c);
+
+#endif

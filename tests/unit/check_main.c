@@ -1,0 +1,24 @@
+/* The unit test runner: one Check suite per module. */
+#include <check.h>
+#include <stdlib.h>
+
+Suite *make_sim_suite(void);
+Suite *make_sched_suite(void);
+Suite *make_coll_suite(void);
+Suite *make_config_suite(void);
+Suite *make_select_suite(void);
+Suite *make_log_suite(void);
+
+int main(void)
+{
+    SRunner *sr = srunner_create(make_sim_suite());
+    srunner_add_suite(sr, make_sched_suite());
+    srunner_add_suite(sr, make_coll_suite());
+    srunner_add_suite(sr, make_config_suite());
+    srunner_add_suite(sr, make_select_suite());
+    srunner_add_suite(sr, make_log_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
