@@ -169,12 +169,12 @@ static void cs_log_write_call(const cs_record *r)
     /* One fprintf per line: stdio's lock keeps lines whole across threads. */
     fprintf(cs_log.out,
             "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
-            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\",\"reason\":\"%s%s%s%s%s\",\"predicted_s\":%s,"
+            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\",\"reason\":\"%s%s%s%s%s%s\",\"predicted_s\":%s,"
             "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
             cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
             (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", prob->root,
             alg, d->reason, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
-            d->passed ? d->declined : "", predicted, r->elapsed, rounds, sent);
+            d->passed ? d->declined : "", d->passed ? ")" : "", predicted, r->elapsed, rounds, sent);
 }
 
 void cs_log_call(const cs_record *r)

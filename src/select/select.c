@@ -131,7 +131,7 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
     bp->computed = 1;
 }
 
-static int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
+int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
 {
     int lo = 0, hi = bp->n - 1;
     while (lo < hi) {
@@ -209,6 +209,13 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
     int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
     if (i >= 0)
         return cs_decide(d, table[i], "model: cheapest that can run");
+    /* Nothing of ours can run: name what stopped the first candidate. */
+    for (i = 0; i < n && !d->passed; i++) {
+        if (table[i]->cost && cs_select_restriction(table[i], prob)) {
+            d->passed = table[i];
+            d->declined = cs_select_restriction(table[i], prob);
+        }
+    }
     d->predicted = -1.0;
     return cs_decide(d, native, "no algorithm of ours applies");
 }

@@ -42,4 +42,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
 /* Fill a breakpoint table (exposed for the tests and the tools). */
 void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp);
 
+/* The table index of the algorithm the breakpoints give for a size. */
+int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes);
+
 #endif

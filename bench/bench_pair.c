@@ -1,0 +1,101 @@
+/*
+ * Paired benchmark: the intercepted MPI_<coll> (whatever collshim decides)
+ * against the library's PMPI_<coll>, side by side in one run. Each repetition
+ * times K calls of each, in alternating order; the report gives the median
+ * time per call of each and the median of the per-repetition ratios.
+ *
+ * usage: mpiexec -n P env LD_PRELOAD=build/libcollshim.so bench_pair COLL [REPS]
+ *   COLL: allreduce | reduce | alltoall
+ * Never run with the test suite's yield wrapper: it changes timing.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*coll_fn)(int use_pmpi, void *s, void *r, int count);
+
+static int run_allreduce(int use_pmpi, void *s, void *r, int n)
+{
+    return (use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static int run_reduce(int use_pmpi, void *s, void *r, int n)
+{
+    return (use_pmpi ? PMPI_Reduce : MPI_Reduce)(s, r, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+}
+
+static int run_alltoall(int use_pmpi, void *s, void *r, int n)
+{
+    return (use_pmpi ? PMPI_Alltoall : MPI_Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Seconds per call of k calls, the slowest rank's. */
+static double time_calls(coll_fn f, int use_pmpi, void *s, void *r, int n, int k)
+{
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = PMPI_Wtime();
+    for (int i = 0; i < k; i++)
+        f(use_pmpi, s, r, n);
+    double t = (PMPI_Wtime() - t0) / k, slowest;
+    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, p;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    const char *coll = argc > 1 ? argv[1] : "allreduce";
+    const int reps = argc > 2 ? atoi(argv[2]) : 21;
+    coll_fn f = !strcmp(coll, "reduce") ? run_reduce : !strcmp(coll, "alltoall") ? run_alltoall : run_allreduce;
+    const int elem = f == run_alltoall ? 1 : 8, blocks = f == run_alltoall ? p : 1;
+    const size_t max_bytes = (size_t)1 << 22;
+    char *s = malloc(max_bytes * (size_t)blocks), *r = malloc(max_bytes * (size_t)blocks);
+    memset(s, 1, max_bytes * (size_t)blocks);
+    double *shim = malloc(sizeof(double) * reps), *lib = malloc(sizeof(double) * reps);
+    double *ratio = malloc(sizeof(double) * reps);
+
+    if (rank == 0)
+        printf("%-9s %3s %10s %12s %12s %12s\n", "coll", "p", "bytes", "shim_s", "native_s", "shim/native");
+    for (size_t bytes = 8; bytes <= max_bytes; bytes *= 8) {
+        const int n = (int)(bytes / elem);
+        const int k = bytes <= 4096 ? 200 : bytes <= 262144 ? 20 : 4;
+        time_calls(f, 0, s, r, n, k); /* warm up both paths (contexts, caches) */
+        time_calls(f, 1, s, r, n, k);
+        for (int i = 0; i < reps; i++) {
+            if (i % 2) {
+                shim[i] = time_calls(f, 0, s, r, n, k);
+                lib[i] = time_calls(f, 1, s, r, n, k);
+            } else {
+                lib[i] = time_calls(f, 1, s, r, n, k);
+                shim[i] = time_calls(f, 0, s, r, n, k);
+            }
+            ratio[i] = shim[i] / lib[i];
+        }
+        if (rank == 0)
+            printf("%-9s %3d %10zu %12.3e %12.3e %12.3f\n", coll, p, bytes, median(shim, reps), median(lib, reps),
+                   median(ratio, reps));
+    }
+    free(s);
+    free(r);
+    free(shim);
+    free(lib);
+    free(ratio);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,102 @@
+/*
+ * Configuration: the defaults, the order of the sources and the fallback
+ * after an error. The file is read in config_yaml.c (its keys are in
+ * config_schema.c), the environment in config_env.c, and the values both
+ * share are parsed in config_value.c.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/config_internal.h"
+
+void cs_config_defaults(cs_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    /* One shared-memory node: about 1 us per message, 5 GB/s on the wire,
+     * 10 GB/s for a local copy, 4 GB/s through a reduction operator. */
+    cfg->model = (cs_model){.alpha = 1.0e-6, .beta = 2.0e-10, .rho = 1.0e-10, .gamma = 2.5e-10};
+    for (int c = 0; c < CS_COLL_LAST; c++) {
+        cfg->coll[c].choice = CS_CHOICE_AUTO;
+        cs_params_init(&cfg->coll[c].params);
+    }
+    cfg->log_level = CS_LOG_OFF;
+    strcpy(cfg->log_file, "stderr");
+    cfg->log_all_ranks = 1;
+    cfg->reproducible = 1;
+}
+
+/*
+ * After an error the program must still run, and run as if collshim were not
+ * there: every collective goes to the MPI library. Strict and logging are
+ * kept where they can be trusted, so that a strict user still gets the abort
+ * and a user who asked for a log still sees what happened.
+ */
+static void cs_config_fallback(cs_config *cfg)
+{
+    static const char *const kept[] = {"COLLSHIM_STRICT", "COLLSHIM_LOG", "COLLSHIM_LOG_LEVEL"};
+    int strict = cfg->strict; /* the file's, as far as it was read */
+    cs_config_error ignored;
+
+    cs_config_defaults(cfg);
+    for (int c = 0; c < CS_COLL_LAST; c++)
+        cfg->coll[c].choice = CS_CHOICE_NATIVE;
+    cfg->strict = strict;
+    /* An invalid one leaves the default; the first error is already reported. */
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        cs_config_env_apply_one(cfg, kept[i], &ignored);
+}
+
+int cs_config_init(cs_config *cfg, cs_config_error *err)
+{
+    const char *path = getenv("COLLSHIM_CONFIG");
+    int rc = 0;
+
+    cs_config_defaults(cfg);
+    if (path && *path)
+        rc = cs_config_load(path, cfg, err);
+    if (rc == 0)
+        rc = cs_config_apply_env(cfg, err);
+    if (rc != 0)
+        cs_config_fallback(cfg);
+    return rc;
+}
+
+void cs_config_error_format(const cs_config_error *err, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    if (err->line == 0)
+        snprintf(buf, size, "%s: %s", err->file, err->message);
+    else
+        snprintf(buf, size, "%s:%d:%d: %s", err->file, err->line, err->column, err->message);
+}
+
+int cs_config_native_range(const cs_coll_config *cc, size_t bytes)
+{
+    /* The last range starting at or below bytes is the only candidate. */
+    int lo = 0, hi = cc->nnative;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (cc->native[mid].lo <= bytes)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && bytes <= cc->native[lo - 1].hi;
+}
+
+void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt,
+                  ...)
+{
+    va_list ap;
+
+    snprintf(err->file, sizeof err->file, "%s", file);
+    err->line = line;
+    err->column = column;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,84 @@
+/*
+ * Configuration: read once, at MPI_Init, into a plain struct. Sources, later
+ * ones winning: the built-in defaults, the YAML file named by COLLSHIM_CONFIG,
+ * the COLLSHIM_* environment variables. collshim.yaml.example documents every
+ * key.
+ */
+#ifndef CS_CONFIG_H
+#define CS_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "coll/coll.h"
+#include "common.h"
+
+#define CS_MAX_RANGES 16
+#define CS_MAX_LOG_RANKS 64
+
+/* A closed range of message sizes in bytes; hi == SIZE_MAX: no upper bound. */
+typedef struct cs_range {
+    size_t lo, hi;
+} cs_range;
+
+typedef enum cs_choice {
+    CS_CHOICE_AUTO,   /* the model and the breakpoints decide */
+    CS_CHOICE_NATIVE, /* always the MPI library's collective */
+    CS_CHOICE_FORCED  /* one of our algorithms, with parameters */
+} cs_choice;
+
+typedef struct cs_coll_config {
+    cs_choice choice;
+    const cs_alg *alg;     /* CS_CHOICE_FORCED: the algorithm */
+    cs_params params;      /* CS_CHOICE_FORCED: its parameters as given */
+    int from_env;          /* the choice came from COLLSHIM_<COLL> */
+    cs_range native[CS_MAX_RANGES]; /* sizes where the MPI library is kept, sorted, disjoint */
+    int nnative;
+} cs_coll_config;
+
+typedef enum cs_log_level { CS_LOG_OFF, CS_LOG_SUMMARY, CS_LOG_CALLS } cs_log_level;
+
+typedef struct cs_config {
+    cs_model model;
+    cs_coll_config coll[CS_COLL_LAST];
+    cs_log_level log_level;
+    char log_file[PATH_MAX]; /* pattern: %r rank, %p pid, %% percent; "stderr" */
+    int log_all_ranks;       /* 1: every rank logs; else the ranks listed */
+    int log_ranks[CS_MAX_LOG_RANKS];
+    int nlog_ranks;
+    int strict;       /* a configuration error aborts instead of falling back */
+    int reproducible; /* only rank-invariant results (default 1) */
+    char source[PATH_MAX]; /* the file read, "" for the built-in defaults */
+} cs_config;
+
+typedef struct cs_config_error {
+    char file[PATH_MAX]; /* the file, or "environment" */
+    int line, column;    /* 1-based; the variable's name stands in for env */
+    char message[256];
+} cs_config_error;
+
+/* The built-in defaults: one shared-memory node, every collective auto,
+ * logging off, not strict. */
+void cs_config_defaults(cs_config *cfg);
+
+/* Read a YAML file over *cfg. 0, or -1 with *err filled. */
+int cs_config_load(const char *path, cs_config *cfg, cs_config_error *err);
+
+/* Apply the COLLSHIM_* environment variables over *cfg. 0, or -1 with *err. */
+int cs_config_apply_env(cs_config *cfg, cs_config_error *err);
+
+/*
+ * Everything MPI_Init needs: defaults, then COLLSHIM_CONFIG, then the
+ * environment. On an error, *cfg is the defaults with every collective
+ * native (logging as the environment asks where that is valid, strict if
+ * COLLSHIM_STRICT or the file says so) and -1 is returned with *err.
+ */
+int cs_config_init(cs_config *cfg, cs_config_error *err);
+
+/* "FILE:LINE:COL: message" */
+void cs_config_error_format(const cs_config_error *err, char *buf, size_t size);
+
+/* Is a message size in one of the native ranges of a collective? */
+int cs_config_native_range(const cs_coll_config *cc, size_t bytes);
+
+#endif

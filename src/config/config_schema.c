@@ -1,0 +1,267 @@
+/*
+ * The schema of the file: one table of keys per mapping, each key with the
+ * setter that checks and stores its value. A new key is one row here (and a
+ * comment in collshim.yaml.example).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/config_internal.h"
+#include "config/config_yaml.h"
+
+/* ---- mappings ------------------------------------------------------------- */
+
+static int cs_set_section(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                          const char *path)
+{
+    return cs_yaml_mapping(y, value, key->sub, (char *)obj + key->off, path);
+}
+
+static int cs_set_coll_section(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                               const char *path)
+{
+    y->coll = key->coll;
+    return cs_set_section(y, key, value, obj, path);
+}
+
+/* ---- setters ------------------------------------------------------------ */
+
+/* The scalar of a key through one of the shared parsers; errors at the value. */
+#define CS_YAML_PARSE(y, value, path, expected, call)                                              \
+    do {                                                                                           \
+        char why[CS_WHY_LEN];                                                                      \
+        const char *s = cs_yaml_scalar(y, value, path, expected);                                  \
+        if (!s)                                                                                    \
+            return -1;                                                                             \
+        if ((call) != 0)                                                                           \
+            return cs_yaml_fail_at(y, (value)->start_mark, "%s: %s", path, why);                   \
+    } while (0)
+
+static int cs_set_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                       const char *path)
+{
+    double v;
+
+    CS_YAML_PARSE(y, value, path, "a number", cs_cfg_parse_number(s, &v, why, sizeof why));
+    if (v < 0)
+        return cs_yaml_fail_at(y, value->start_mark, "%s: must be >= 0, got %s", path,
+                               cs_yaml_str(value));
+    *(double *)((char *)obj + key->off) = v;
+    return 0;
+}
+
+static int cs_set_bool(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                       const char *path)
+{
+    int *field = (int *)((char *)obj + key->off);
+
+    CS_YAML_PARSE(y, value, path, "true or false", cs_cfg_parse_bool(s, field, why, sizeof why));
+    return 0;
+}
+
+static int cs_set_level(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                        const char *path)
+{
+    cs_config *cfg = obj;
+
+    CS_YAML_PARSE(y, value, path, "a log level",
+                  cs_cfg_parse_level(s, &cfg->log_level, why, sizeof why));
+    return 0;
+}
+
+static int cs_set_log_file(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                           const char *path)
+{
+    cs_config *cfg = obj;
+
+    CS_YAML_PARSE(y, value, path, "stderr or a path",
+                  cs_cfg_parse_log_file(s, cfg->log_file, why, sizeof why));
+    return 0;
+}
+
+static int cs_set_algorithm(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                            const char *path)
+{
+    cs_coll_config *cc = obj;
+
+    CS_YAML_PARSE(y, value, path, "auto, native or an algorithm name",
+                  cs_cfg_parse_choice(y->coll, s, cc, why, sizeof why));
+    cc->from_env = 0;
+    return 0;
+}
+
+static int cs_yaml_size(cs_yaml *y, yaml_node_t *node, const char *path, int allow_inf, size_t *out)
+{
+    CS_YAML_PARSE(y, node, path, "a size", cs_cfg_parse_size(s, allow_inf, out, why, sizeof why));
+    return 0;
+}
+
+/* One "[lo, hi]" item of a native list. */
+static int cs_yaml_range(cs_yaml *y, yaml_node_t *item, const char *path, cs_range *r)
+{
+    char child[CS_PATH_LEN];
+    yaml_node_item_t *items = item->data.sequence.items.start;
+
+    if (item->type != YAML_SEQUENCE_NODE || item->data.sequence.items.top - items != 2)
+        return cs_yaml_fail_at(y, item->start_mark, "%s: expected a range [lo, hi], got %s", path,
+                               item->type == YAML_SEQUENCE_NODE ? "a list of another length"
+                                                                : cs_yaml_kind(item));
+    cs_path_index(child, path, 0);
+    if (cs_yaml_size(y, cs_yaml_node(y, items[0]), child, 0, &r->lo) != 0)
+        return -1;
+    cs_path_index(child, path, 1);
+    if (cs_yaml_size(y, cs_yaml_node(y, items[1]), child, 1, &r->hi) != 0)
+        return -1;
+    if (r->lo > r->hi)
+        return cs_yaml_fail_at(y, item->start_mark, "%s: empty range, lo %zu > hi %zu", path, r->lo,
+                               r->hi);
+    return 0;
+}
+
+static int cs_range_cmp(const void *a, const void *b)
+{
+    const cs_range *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Sort, and merge ranges that overlap or touch, so that lookups can bisect. */
+static int cs_ranges_normalize(cs_range *r, int n)
+{
+    int out = 0;
+
+    qsort(r, (size_t)n, sizeof *r, cs_range_cmp);
+    for (int i = 0; i < n; i++) {
+        if (out > 0 && (r[out - 1].hi == SIZE_MAX || r[i].lo <= r[out - 1].hi + 1)) {
+            if (r[i].hi > r[out - 1].hi)
+                r[out - 1].hi = r[i].hi;
+        } else {
+            r[out++] = r[i];
+        }
+    }
+    return out;
+}
+
+static int cs_set_native(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                         const char *path)
+{
+    cs_coll_config *cc = obj;
+    cs_range ranges[CS_MAX_RANGES];
+    int n = 0;
+
+    if (!cs_yaml_is_null(value) && value->type != YAML_SEQUENCE_NODE)
+        return cs_yaml_fail_at(y, value->start_mark,
+                               "%s: expected a list of [lo, hi] ranges, got %s", path,
+                               cs_yaml_kind(value));
+    if (value->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *it = value->data.sequence.items.start;
+             it < value->data.sequence.items.top; it++, n++) {
+            yaml_node_t *item = cs_yaml_node(y, *it);
+            char child[CS_PATH_LEN];
+
+            cs_path_index(child, path, (size_t)n);
+            if (n == CS_MAX_RANGES)
+                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d ranges", path,
+                                       CS_MAX_RANGES);
+            if (cs_yaml_range(y, item, child, &ranges[n]) != 0)
+                return -1;
+        }
+    }
+    cc->nnative = cs_ranges_normalize(ranges, n);
+    memcpy(cc->native, ranges, (size_t)cc->nnative * sizeof ranges[0]);
+    return 0;
+}
+
+static int cs_yaml_rank(cs_yaml *y, yaml_node_t *node, const char *path, int *out)
+{
+    CS_YAML_PARSE(y, node, path, "a rank", cs_cfg_parse_rank(s, out, why, sizeof why));
+    return 0;
+}
+
+static int cs_int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int cs_set_ranks(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                        const char *path)
+{
+    cs_config *cfg = obj;
+    int n = 0;
+
+    if (value->type == YAML_SCALAR_NODE && strcmp(cs_yaml_str(value), "all") == 0) {
+        cfg->log_all_ranks = 1;
+        cfg->nlog_ranks = 0;
+        return 0;
+    }
+    if (value->type != YAML_SEQUENCE_NODE) {
+        if (cs_yaml_rank(y, value, path, &cfg->log_ranks[0]) != 0)
+            return -1;
+        n = 1;
+    } else {
+        for (yaml_node_item_t *it = value->data.sequence.items.start;
+             it < value->data.sequence.items.top; it++, n++) {
+            yaml_node_t *item = cs_yaml_node(y, *it);
+            char child[CS_PATH_LEN];
+
+            if (n == CS_MAX_LOG_RANKS)
+                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d ranks", path,
+                                       CS_MAX_LOG_RANKS);
+            cs_path_index(child, path, (size_t)n);
+            if (cs_yaml_rank(y, item, child, &cfg->log_ranks[n]) != 0)
+                return -1;
+        }
+    }
+    /* Sorted and unique, so that a rank finds itself by bisection. */
+    qsort(cfg->log_ranks, (size_t)n, sizeof(int), cs_int_cmp);
+    cfg->nlog_ranks = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || cfg->log_ranks[i] != cfg->log_ranks[i - 1])
+            cfg->log_ranks[cfg->nlog_ranks++] = cfg->log_ranks[i];
+    cfg->log_all_ranks = 0;
+    return 0;
+}
+
+/* ---- the schema ----------------------------------------------------------- */
+
+#define CS_NKEYS(keys) (sizeof keys / sizeof keys[0])
+
+static const cs_key cs_model_keys[] = {
+    {"alpha", cs_set_cost, offsetof(cs_model, alpha), 0, NULL},
+    {"beta", cs_set_cost, offsetof(cs_model, beta), 0, NULL},
+    {"rho", cs_set_cost, offsetof(cs_model, rho), 0, NULL},
+    {"gamma", cs_set_cost, offsetof(cs_model, gamma), 0, NULL},
+};
+static const cs_section cs_model_section = {"model", cs_model_keys, CS_NKEYS(cs_model_keys)};
+
+static const cs_key cs_coll_keys[] = {
+    {"algorithm", cs_set_algorithm, 0, 0, NULL},
+    {"native", cs_set_native, 0, 0, NULL},
+};
+static const cs_section cs_alltoall_section = {"alltoall", cs_coll_keys, CS_NKEYS(cs_coll_keys)};
+static const cs_section cs_allreduce_section = {"allreduce", cs_coll_keys, CS_NKEYS(cs_coll_keys)};
+static const cs_section cs_reduce_section = {"reduce", cs_coll_keys, CS_NKEYS(cs_coll_keys)};
+
+/* The log keys set fields of cs_config itself (off 0 from the log section). */
+static const cs_key cs_log_keys[] = {
+    {"level", cs_set_level, 0, 0, NULL},
+    {"file", cs_set_log_file, 0, 0, NULL},
+    {"ranks", cs_set_ranks, 0, 0, NULL},
+};
+static const cs_section cs_log_section = {"log", cs_log_keys, CS_NKEYS(cs_log_keys)};
+
+static const cs_key cs_top_keys[] = {
+    {"model", cs_set_section, offsetof(cs_config, model), 0, &cs_model_section},
+    {"alltoall", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_ALLTOALL]), CS_COLL_ALLTOALL,
+     &cs_alltoall_section},
+    {"allreduce", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_ALLREDUCE]),
+     CS_COLL_ALLREDUCE, &cs_allreduce_section},
+    {"reduce", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_REDUCE]), CS_COLL_REDUCE,
+     &cs_reduce_section},
+    {"log", cs_set_section, 0, 0, &cs_log_section},
+    {"strict", cs_set_bool, offsetof(cs_config, strict), 0, NULL},
+    {"reproducible", cs_set_bool, offsetof(cs_config, reproducible), 0, NULL},
+};
+const cs_section cs_config_schema = {"the top level", cs_top_keys, CS_NKEYS(cs_top_keys)};

@@ -1,0 +1,178 @@
+/* The log: JSON lines with the documented fields, the summary, file name
+ * patterns, an unwritable path. Check forks each test, so the log's process
+ * state starts fresh in each. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log/log.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+    strcpy(dir, "/tmp/cs_log_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[1 << 16];
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void config_logging(cs_config *cfg, cs_log_level level, const char *pattern)
+{
+    cs_config_defaults(cfg);
+    cfg->log_level = level;
+    snprintf(cfg->log_file, sizeof(cfg->log_file), "%s/%s", dir, pattern);
+}
+
+static void log_one(const cs_alg *alg, const char *reason, const cs_sched_stats *stats)
+{
+    cs_problem prob = {.coll = alg->coll, .p = 8, .count = 250, .elem = 4, .bytes = 1000,
+                       .flags = CS_PROB_COMMUTATIVE};
+    cs_decision d = {.alg = alg, .reason = reason, .predicted = alg->build ? 1.5e-6 : -1};
+    cs_params_init(&d.params);
+    d.params.k = 2;
+    cs_record r = {.prob = &prob, .d = &d, .rank = 3, .op = MPI_SUM, .elapsed = 2e-6, .stats = stats};
+    cs_log_call(&r);
+}
+
+START_TEST(test_calls_json_fields)
+{
+    cs_config cfg;
+    int n;
+    const cs_alg *const *table = cs_alg_table(CS_COLL_ALLREDUCE, &n);
+    cs_sched_stats stats = {.rounds = 3, .sent_bytes = 1750};
+    char path[128];
+
+    config_logging(&cfg, CS_LOG_CALLS, "log.%r.%%");
+    cs_log_open(&cfg, 3, 8);
+    ck_assert(cs_log_active());
+    log_one(table[1], "forced by the environment", &stats);
+    log_one(table[0], "native by the configuration", NULL);
+    cs_log_finalize();
+
+    snprintf(path, sizeof(path), "%s/log.3.%%", dir);
+    const char *text = slurp(path);
+    const char *fields[] = {"{\"coll\":\"allreduce\",", "\"rank\":3,", "\"p\":8,", "\"bytes\":1000,",
+                            "\"op\":\"MPI_SUM\",", "\"commutative\":true,", "\"inplace\":false,",
+                            "\"alg\":\"butterfly:k=2\",", "\"reason\":\"forced by the environment\",",
+                            "\"predicted_s\":1.500e-06,", "\"elapsed_s\":2.000e-06,", "\"rounds\":3,",
+                            "\"sent_bytes\":1750}\n", "\"alg\":\"native\",", "\"predicted_s\":null,",
+                            "\"rounds\":null,\"sent_bytes\":null}\n"};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        ck_assert_msg(strstr(text, fields[i]), "log lacks %s:\n%s", fields[i], text);
+    /* Rank 3 writes no summary: that is rank 0's. */
+    ck_assert_ptr_null(strstr(text, "@ collshim summary"));
+}
+END_TEST
+
+START_TEST(test_summary_on_rank0)
+{
+    cs_config cfg;
+    int n;
+    const cs_alg *const *table = cs_alg_table(CS_COLL_ALLREDUCE, &n);
+    cs_sched_stats stats = {0};
+    char path[128];
+
+    config_logging(&cfg, CS_LOG_SUMMARY, "sum.%r");
+    cs_log_open(&cfg, 0, 4);
+    for (int i = 0; i < 5; i++)
+        log_one(table[1], "breakpoint", &stats);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/sum.0", dir);
+    const char *text = slurp(path);
+    ck_assert_ptr_nonnull(strstr(text, "@ collshim summary"));
+    ck_assert_ptr_nonnull(strstr(text, "built-in defaults"));
+    /* allreduce, butterfly, the 64-1K bin, 5 calls of 1000 bytes. */
+    const char *row = strstr(text, "allreduce");
+    ck_assert_ptr_nonnull(row);
+    char coll[32], alg[32], bin[32];
+    unsigned long long calls, bytes;
+    double total, mean;
+    ck_assert_int_eq(sscanf(row, "%31s %31s %31s %llu %llu %lf %lf", coll, alg, bin, &calls, &bytes, &total, &mean), 7);
+    ck_assert_str_eq(alg, "butterfly");
+    ck_assert_str_eq(bin, "64-1K");
+    ck_assert_uint_eq(calls, 5);
+    ck_assert_uint_eq(bytes, 5000);
+    ck_assert_double_eq_tol(total, 1e-5, 1e-9);
+    ck_assert_double_eq_tol(mean, 2e-6, 1e-9);
+    /* Level summary writes no call lines. */
+    ck_assert_ptr_null(strstr(text, "{\"coll\""));
+}
+END_TEST
+
+START_TEST(test_pid_pattern)
+{
+    cs_config cfg;
+    char path[128];
+    config_logging(&cfg, CS_LOG_CALLS, "p%p.r%r");
+    cs_log_open(&cfg, 5, 8);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/p%ld.r5", dir, (long)getpid());
+    ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
+/* An unwritable path: one warning from the first logging rank, logging off,
+ * and nothing else happens. */
+START_TEST(test_unwritable_path)
+{
+    cs_config cfg;
+    char errpath[128];
+    snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
+    ck_assert_ptr_nonnull(freopen(errpath, "w", stderr));
+    cs_config_defaults(&cfg);
+    cfg.log_level = CS_LOG_CALLS;
+    strcpy(cfg.log_file, "/nonexistent-dir/log.%r");
+    cs_log_open(&cfg, 0, 4);
+    ck_assert(!cs_log_active());
+    cs_log_open(&cfg, 1, 4); /* another rank: silent */
+    fflush(stderr);
+    const char *text = slurp(errpath);
+    ck_assert_ptr_nonnull(strstr(text, "cannot write the log /nonexistent-dir/log.0"));
+    ck_assert_ptr_null(strstr(text, "log.1"));
+}
+END_TEST
+
+START_TEST(test_names)
+{
+    ck_assert_str_eq(cs_log_op_name(MPI_SUM), "MPI_SUM");
+    ck_assert_str_eq(cs_log_op_name(MPI_MAXLOC), "MPI_MAXLOC");
+    ck_assert_str_eq(cs_log_op_name(MPI_OP_NULL), "none");
+    cs_decision d = {.alg = cs_alg_native(CS_COLL_REDUCE)};
+    char buf[64];
+    cs_log_alg_spec(&d, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "native");
+}
+END_TEST
+
+Suite *make_log_suite(void)
+{
+    Suite *s = suite_create("log");
+    TCase *tc = tcase_create("log");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_calls_json_fields);
+    tcase_add_test(tc, test_summary_on_rank0);
+    tcase_add_test(tc, test_pid_pattern);
+    tcase_add_test(tc, test_unwritable_path);
+    tcase_add_test(tc, test_names);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,202 @@
+/* Selection: restrictions, the order of the rules, breakpoints, tuning. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "coll/butterfly.h"
+#include "select/select.h"
+
+static cs_config cfg;
+static cs_select_cache cache;
+
+static void setup(void)
+{
+    cs_config_defaults(&cfg);
+    memset(&cache, 0, sizeof(cache));
+}
+
+static cs_problem problem(cs_coll coll, int p, size_t count, size_t elem, unsigned flags)
+{
+    return (cs_problem){.coll = coll, .p = p, .count = count, .elem = elem, .bytes = count * elem,
+                        .flags = flags | CS_PROB_CONTIG};
+}
+
+static const cs_alg *alg_named(cs_coll coll, const char *name)
+{
+    cs_params params;
+    const char *why;
+    return cs_alg_lookup(coll, name, &params, &why);
+}
+
+START_TEST(test_restriction_words)
+{
+    cs_problem prob = problem(CS_COLL_ALLTOALL, 6, 8, 1, 0);
+    const char *no = cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob);
+    ck_assert_ptr_nonnull(no);
+    ck_assert_ptr_nonnull(strstr(no, "power of two"));
+    prob.p = 8;
+    ck_assert_ptr_null(cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob));
+    prob.flags &= ~CS_PROB_CONTIG;
+    ck_assert_ptr_nonnull(strstr(cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob), "contiguous"));
+}
+END_TEST
+
+/* Each rule of the order, one row: what the configuration says, the call,
+ * and the algorithm and words the decision must carry. */
+static const struct {
+    cs_coll coll;
+    const char *config; /* auto, native or a forced algorithm */
+    int p;
+    size_t count;
+    const char *alg, *reason, *declined;
+} rules[] = {
+    {CS_COLL_ALLREDUCE, "auto", 1, 10, "native", "p = 1", NULL},
+    {CS_COLL_ALLREDUCE, "auto", 8, 0, "native", "empty", NULL},
+    {CS_COLL_ALLREDUCE, "native", 8, 10, "native", "native by the configuration", NULL},
+    {CS_COLL_ALLREDUCE, "butterfly", 8, 10, "butterfly", "forced", NULL},
+    {CS_COLL_ALLREDUCE, "butterfly", 6, 10, "native", "no algorithm of ours", "power of two"},
+    {CS_COLL_ALLTOALL, "direct", 12, 10, "native", "no algorithm of ours", "power of two"},
+    {CS_COLL_ALLTOALL, "auto", 16, 10, "direct", "breakpoint", NULL},
+    {CS_COLL_REDUCE, "auto", 4, 1000, "butterfly", "breakpoint", NULL},
+};
+
+START_TEST(test_rule_order)
+{
+    cs_decision d;
+    cs_coll_config *cc = &cfg.coll[rules[_i].coll];
+    const char *spec = rules[_i].config;
+    if (!strcmp(spec, "native"))
+        cc->choice = CS_CHOICE_NATIVE;
+    else if (strcmp(spec, "auto")) {
+        cc->choice = CS_CHOICE_FORCED;
+        cc->alg = alg_named(rules[_i].coll, spec);
+        cs_params_init(&cc->params);
+    }
+    cs_problem prob = problem(rules[_i].coll, rules[_i].p, rules[_i].count, 4, CS_PROB_COMMUTATIVE);
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, rules[_i].alg);
+    ck_assert_msg(strstr(d.reason, rules[_i].reason), "reason '%s' lacks '%s'", d.reason, rules[_i].reason);
+    if (rules[_i].declined)
+        ck_assert_ptr_nonnull(d.declined && strstr(d.declined, rules[_i].declined) ? d.declined : NULL);
+    else
+        ck_assert_ptr_null(d.passed);
+    ck_assert(d.alg->build ? d.predicted > 0 : d.predicted < 0);
+}
+END_TEST
+
+START_TEST(test_native_ranges)
+{
+    cs_decision d;
+    cs_coll_config *cc = &cfg.coll[CS_COLL_ALLREDUCE];
+    cc->native[0] = (cs_range){64, 1023};
+    cc->nnative = 1;
+    const size_t counts[] = {15, 16, 255, 256};
+    const int native[] = {0, 1, 1, 0};
+    for (int i = 0; i < 4; i++) {
+        cs_problem prob = problem(CS_COLL_ALLREDUCE, 4, counts[i], 4, 0);
+        cs_select(&cfg, &cache, &prob, &d);
+        ck_assert_int_eq(d.alg->build == NULL, native[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_noncontig_declined)
+{
+    cs_decision d;
+    cs_problem prob = problem(CS_COLL_ALLREDUCE, 8, 100, 4, 0);
+    prob.flags &= ~CS_PROB_CONTIG;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "native");
+    ck_assert_str_eq(d.passed->name, "butterfly");
+    ck_assert_ptr_nonnull(strstr(d.declined, "contiguous"));
+}
+END_TEST
+
+/* The model's cheapest row at one size, by pricing every row. */
+static int brute_force_choice(const cs_problem *variant, size_t bytes)
+{
+    cs_problem prob = *variant;
+    int n, best = 0;
+    double best_cost = INFINITY;
+    const cs_alg *const *table = cs_alg_table(prob.coll, &n);
+    prob.bytes = prob.count = bytes;
+    prob.flags |= CS_PROB_CONTIG | CS_PROB_EXACT;
+    for (int i = 0; i < n; i++) {
+        cs_params params;
+        if (!table[i]->cost || cs_select_restriction(table[i], &prob))
+            continue;
+        cs_params_init(&params);
+        if (table[i]->tune)
+            table[i]->tune(&cfg.model, &prob, &params);
+        double t = table[i]->cost(&cfg.model, &prob, &params);
+        if (t < best_cost) {
+            best_cost = t;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* The breakpoints say what the model says, at every size sampled. */
+START_TEST(test_breakpoints_agree_with_model)
+{
+    const int ps[] = {2, 4, 8, 64, 1024};
+    for (int i = 0; i < 5; i++) {
+        for (cs_coll coll = 0; coll < CS_COLL_LAST; coll++) {
+            cs_problem variant = problem(coll, ps[i], 1, 1, CS_PROB_COMMUTATIVE);
+            cs_breakpoints bp = {0};
+            cs_breakpoints_compute(&cfg.model, &variant, &bp);
+            ck_assert_int_ge(bp.n, 1);
+            ck_assert(bp.computed);
+            for (int j = 1; j < bp.n; j++)
+                ck_assert_uint_gt(bp.lo[j], bp.lo[j - 1]);
+            for (size_t bytes = 1; bytes < ((size_t)1 << 32); bytes = bytes * 3 + 1)
+                ck_assert_int_eq(cs_breakpoints_lookup(&bp, bytes), brute_force_choice(&variant, bytes));
+        }
+    }
+}
+END_TEST
+
+/* Tuning: a threshold b gives the k halving rounds whose blocks exceed b; no
+ * b gives the k of least cost (checked against every k). */
+START_TEST(test_butterfly_tune)
+{
+    const cs_alg *bf = alg_named(CS_COLL_ALLREDUCE, "butterfly");
+    for (int n = 0; n <= 7; n++) {
+        for (size_t count = 1; count <= (1u << 20); count *= 7) {
+            cs_problem prob = problem(CS_COLL_ALLREDUCE, 1 << n, count, 8, 0);
+            cs_params params;
+            cs_params_init(&params);
+            params.b = 4096;
+            bf->tune(&cfg.model, &prob, &params);
+            for (int z = 0; z < params.k; z++)
+                ck_assert_double_gt((double)prob.bytes / ldexp(1.0, z), 4096.0);
+            ck_assert_int_le(params.k, n);
+
+            cs_params_init(&params);
+            bf->tune(&cfg.model, &prob, &params);
+            double best = bf->cost(&cfg.model, &prob, &params);
+            for (int k = 0; k <= n && (count >> k) > 0; k++) {
+                cs_params other = params;
+                other.k = k;
+                ck_assert_double_le(best, bf->cost(&cfg.model, &prob, &other) * (1 + 1e-12));
+            }
+        }
+    }
+}
+END_TEST
+
+Suite *make_select_suite(void)
+{
+    Suite *s = suite_create("select");
+    TCase *tc = tcase_create("select");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_restriction_words);
+    tcase_add_loop_test(tc, test_rule_order, 0, sizeof(rules) / sizeof(rules[0]));
+    tcase_add_test(tc, test_native_ranges);
+    tcase_add_test(tc, test_noncontig_declined);
+    tcase_add_test(tc, test_breakpoints_agree_with_model);
+    tcase_add_test(tc, test_butterfly_tune);
+    suite_add_tcase(s, tc);
+    return s;
+}
