@@ -35,7 +35,7 @@ int cs_log2_exact(int p)
     return n;
 }
 
-void cs_butterfly_reduce_phase(const cs_problem *prob, const cs_params *params, int rank, cs_buf acc,
+void cs_butterfly_reduce_phase(const cs_problem *prob, const cs_params *params, int rank, int root, cs_buf acc,
                                cs_sched *s, cs_butterfly_state *st)
 {
     const size_t e = prob->elem;
@@ -44,6 +44,7 @@ void cs_butterfly_reduce_phase(const cs_problem *prob, const cs_params *params, 
     size_t lo = 0, hi = prob->count;
 
     st->n = cs_log2_exact(prob->p);
+    st->done = 0;
     cs_sched_scratch(s, CS_BUF_TMP0, prob->count * e);
     for (int z = 0; z < st->n; z++) {
         const int partner = rank ^ (1 << z);
@@ -63,7 +64,14 @@ void cs_butterfly_reduce_phase(const cs_problem *prob, const cs_params *params, 
             }
         }
         cs_sched_round(s);
-        cs_sched_send(s, partner, cur, send_lo * e, (send_hi - send_lo) * e);
+        if (root >= 0 && z >= params->k && (((rank ^ root) >> z) & 1)) {
+            /* Reduce, whole blocks: only the side of the root needs them. */
+            cs_sched_send(s, partner, cur, lo * e, (hi - lo) * e);
+            st->done = 1;
+            break;
+        }
+        if (root < 0 || z < params->k)
+            cs_sched_send(s, partner, cur, send_lo * e, (send_hi - send_lo) * e);
         cs_sched_recv(s, partner, other, keep_lo * e, (keep_hi - keep_lo) * e);
         if (right || commutative) {
             cs_sched_reduce(s, other, keep_lo * e, cur, keep_lo * e, (keep_hi - keep_lo) * e);

@@ -12,14 +12,16 @@ typedef struct cs_butterfly_state {
     int n;            /* log2 p */
     size_t lo, hi;    /* the rank's block of the result, elements [lo, hi) */
     cs_buf cur;       /* the buffer that holds it */
+    int done;         /* reduce: sent its block towards the root */
     size_t lo_at[64]; /* the block before halving round z: [lo_at[z], hi_at[z]) */
     size_t hi_at[64];
 } cs_butterfly_state;
 
 /* Rounds z = 0..n-1 over partners rank ^ 2^z: halving for z < k, whole
  * blocks after. The vector starts in `acc` (a full-size buffer); TMP0 is the
- * other half of the double buffer. */
-void cs_butterfly_reduce_phase(const cs_problem *prob, const cs_params *params, int rank, cs_buf acc,
+ * other half of the double buffer. With root >= 0 (reduce) a whole-block
+ * round goes one way, towards the root, and the sender is done: st->done. */
+void cs_butterfly_reduce_phase(const cs_problem *prob, const cs_params *params, int rank, int root, cs_buf acc,
                                cs_sched *s, cs_butterfly_state *st);
 
 /* Cost of the reduction phase (nominal sizes m/2^z) */

@@ -69,22 +69,41 @@ static int cs_exec_max_messages(const cs_sched *s)
     return most;
 }
 
+void cs_scratch_free(cs_scratch *sc)
+{
+    for (int t = 0; t < 2; t++) {
+        free(sc->buf[t]);
+        sc->buf[t] = NULL;
+        sc->size[t] = 0;
+    }
+}
+
+static int cs_scratch_reserve(cs_scratch *sc, const size_t bytes[2])
+{
+    for (int t = 0; t < 2; t++) {
+        if (bytes[t] <= sc->size[t])
+            continue;
+        void *p = realloc(sc->buf[t], bytes[t]);
+        if (!p)
+            return MPI_ERR_NO_MEM;
+        sc->buf[t] = p;
+        sc->size[t] = bytes[t];
+    }
+    return MPI_SUCCESS;
+}
+
 int cs_exec_run(const cs_sched *s, cs_exec *x)
 {
     MPI_Request inline_reqs[CS_EXEC_INLINE_REQS], *reqs = inline_reqs;
     const int most = cs_exec_max_messages(s);
-    int rc = MPI_SUCCESS;
+    int rc = cs_scratch_reserve(x->scratch, s->tmp_bytes);
 
-    x->buf[CS_BUF_TMP0] = x->buf[CS_BUF_TMP1] = NULL;
-    if (most > CS_EXEC_INLINE_REQS)
-        reqs = malloc(sizeof(*reqs) * (size_t)most);
-    for (int t = 0; t < 2; t++)
-        if (s->tmp_bytes[t])
-            x->buf[CS_BUF_TMP0 + t] = malloc(s->tmp_bytes[t]);
-    if (!reqs || (s->tmp_bytes[0] && !x->buf[CS_BUF_TMP0]) || (s->tmp_bytes[1] && !x->buf[CS_BUF_TMP1])) {
-        rc = MPI_ERR_NO_MEM;
-        goto fn_exit;
-    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    x->buf[CS_BUF_TMP0] = x->scratch->buf[0];
+    x->buf[CS_BUF_TMP1] = x->scratch->buf[1];
+    if (most > CS_EXEC_INLINE_REQS && !(reqs = malloc(sizeof(*reqs) * (size_t)most)))
+        return MPI_ERR_NO_MEM;
 
     for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) {
         const size_t first = s->round_start[r], end = cs_sched_round_end(s, r);
@@ -101,10 +120,7 @@ int cs_exec_run(const cs_sched *s, cs_exec *x)
                 rc = cs_exec_local(&s->steps[i], x);
     }
 
-fn_exit:
     if (reqs != inline_reqs)
         free(reqs);
-    free(x->buf[CS_BUF_TMP0]);
-    free(x->buf[CS_BUF_TMP1]);
     return rc;
 }

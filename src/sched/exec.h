@@ -10,13 +10,22 @@
 
 #include "sched/sched.h"
 
+/* Scratch memory kept from call to call (grown, never shrunk). */
+typedef struct cs_scratch {
+    void *buf[2];
+    size_t size[2];
+} cs_scratch;
+
+void cs_scratch_free(cs_scratch *sc);
+
 typedef struct cs_exec {
-    void *buf[CS_BUF_LAST]; /* first data byte of SEND and RECV; TMPs are allocated by cs_exec_run */
+    void *buf[CS_BUF_LAST]; /* first data byte of SEND and RECV; cs_exec_run sets the TMPs */
     MPI_Datatype type;      /* reductions: the element type (contiguous) */
     MPI_Aint type_lb;       /* its true lower bound */
     size_t type_extent;     /* bytes per element */
     MPI_Op op;
-    MPI_Comm comm; /* the private duplicate */
+    MPI_Comm comm;       /* the private duplicate */
+    cs_scratch *scratch; /* where CS_BUF_TMP0/1 live */
 } cs_exec;
 
 /* Runs the schedule; returns an MPI error code (the first failure stops it). */

@@ -88,6 +88,21 @@ static int cs_breakpoints_choice(const cs_model *model, const cs_problem *varian
     return i < 0 ? 0 : i;
 }
 
+/* The first of our algorithms that cannot run prob, and why. */
+static void cs_select_first_declined(const cs_problem *prob, const cs_alg **passed, const char **declined)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    for (int i = 0; i < n; i++) {
+        const char *no = table[i]->cost ? cs_select_restriction(table[i], prob) : NULL;
+        if (no) {
+            *passed = table[i];
+            *declined = no;
+            return;
+        }
+    }
+}
+
 static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, int alg)
 {
     if (bp->n && bp->alg[bp->n - 1] == alg)
@@ -127,6 +142,11 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
         }
         prev = size;
         prev_alg = alg;
+    }
+    if (bp->n == 1 && bp->alg[0] == 0) {
+        cs_problem prob = *variant;
+        prob.flags |= CS_PROB_CONTIG | CS_PROB_EXACT;
+        cs_select_first_declined(&prob, &bp->passed, &bp->declined);
     }
     bp->computed = 1;
 }
@@ -196,6 +216,13 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
     int n;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
     const cs_alg *alg = table[cs_breakpoints_lookup(bp, prob->bytes)];
+    if (bp->passed) { /* none of ours runs this p and operator at any size */
+        if (!d->passed) {
+            d->passed = bp->passed;
+            d->declined = bp->declined;
+        }
+        return cs_decide(d, native, "no algorithm of ours applies");
+    }
     if (alg->cost && !cs_select_restriction(alg, prob)) {
         d->predicted = cs_select_price(&cfg->model, alg, prob, &d->params);
         return cs_decide(d, alg, "breakpoint: the model's choice for this size");
@@ -209,13 +236,8 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
     int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
     if (i >= 0)
         return cs_decide(d, table[i], "model: cheapest that can run");
-    /* Nothing of ours can run: name what stopped the first candidate. */
-    for (i = 0; i < n && !d->passed; i++) {
-        if (table[i]->cost && cs_select_restriction(table[i], prob)) {
-            d->passed = table[i];
-            d->declined = cs_select_restriction(table[i], prob);
-        }
-    }
+    if (!d->passed)
+        cs_select_first_declined(prob, &d->passed, &d->declined);
     d->predicted = -1.0;
     return cs_decide(d, native, "no algorithm of ours applies");
 }

@@ -17,6 +17,8 @@ typedef struct cs_breakpoints {
     int n;
     size_t lo[CS_BP_MAX];
     unsigned char alg[CS_BP_MAX]; /* index in the collective's table */
+    const cs_alg *passed;         /* when none of ours can run: the first, */
+    const char *declined;         /* and the restriction that stops it */
 } cs_breakpoints;
 
 #define CS_BP_VARIANTS 4 /* (commutative, in place) */

@@ -148,13 +148,43 @@ static int cs_call_ours_alltoall(const cs_call *c, cs_context *ctx, cs_local *l,
     return rc;
 }
 
+static int cs_problem_same(const cs_problem *a, const cs_problem *b)
+{
+    return a->coll == b->coll && a->p == b->p && a->root == b->root && a->count == b->count &&
+           a->elem == b->elem && a->flags == b->flags;
+}
+
+static int cs_params_same(const cs_params *a, const cs_params *b)
+{
+    if (a->b != b->b || a->k != b->k || a->nparts != b->nparts)
+        return 0;
+    for (int i = 0; i < a->nparts; i++)
+        if (a->parts[i] != b->parts[i])
+            return 0;
+    return 1;
+}
+
+/* The schedule of this call: the last one, if the call repeats it. */
+static int cs_call_schedule(cs_context *ctx, const cs_local *l, const cs_decision *d)
+{
+    if (ctx->sched_alg == d->alg && cs_problem_same(&ctx->sched_prob, &l->prob) &&
+        cs_params_same(&ctx->sched_params, &d->params))
+        return MPI_SUCCESS;
+    ctx->sched_alg = NULL;
+    cs_sched_reset(&ctx->sched);
+    int rc = d->alg->build(&l->prob, &d->params, ctx->rank, &ctx->sched);
+    if (rc == MPI_SUCCESS) {
+        ctx->sched_alg = d->alg;
+        ctx->sched_prob = l->prob;
+        ctx->sched_params = d->params;
+    }
+    return rc;
+}
+
 static int cs_call_ours(const cs_call *c, cs_context *ctx, cs_local *l, const cs_decision *d)
 {
-    cs_exec x = {.type = c->stype, .op = c->op, .comm = ctx->comm};
-    int rc;
-
-    cs_sched_reset(&ctx->sched);
-    rc = d->alg->build(&l->prob, &d->params, ctx->rank, &ctx->sched);
+    cs_exec x = {.type = c->stype, .op = c->op, .comm = ctx->comm, .scratch = &ctx->scratch};
+    int rc = cs_call_schedule(ctx, l, d);
     if (rc != MPI_SUCCESS)
         return rc;
     if (c->coll == CS_COLL_ALLTOALL)
@@ -208,6 +238,8 @@ int cs_call_run(const cs_call *c)
         return cs_call_native(c);
     if (ctx->inter)
         return cs_call_aside(c, ctx, "intercommunicator");
+    if (ctx->p == 1 && !cs_log_active()) /* selection would say so, after describing the call */
+        return cs_call_native(c);
     if (c->coll == CS_COLL_REDUCE && (c->root < 0 || c->root >= ctx->p))
         return cs_call_native(c);
 

@@ -43,6 +43,7 @@ static int cs_context_delete(MPI_Comm comm, int keyval, void *value, void *extra
     if (ctx->comm != MPI_COMM_NULL)
         rc = PMPI_Comm_free(&ctx->comm);
     cs_sched_free(&ctx->sched);
+    cs_scratch_free(&ctx->scratch);
     free(ctx);
     return rc;
 }

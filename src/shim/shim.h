@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include "config/config.h"
+#include "sched/exec.h"
 #include "sched/sched.h"
 #include "select/select.h"
 
@@ -27,7 +28,11 @@ typedef struct cs_context {
     int p, rank;
     int inter;
     cs_select_cache cache; /* breakpoints per collective and variant */
-    cs_sched sched;        /* reused from call to call */
+    cs_sched sched;        /* the last schedule built, reused while calls repeat */
+    const cs_alg *sched_alg;
+    cs_problem sched_prob;
+    cs_params sched_params;
+    cs_scratch scratch;
     struct cs_context *next, *prev;
 } cs_context;
 

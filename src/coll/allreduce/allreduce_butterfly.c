@@ -48,7 +48,7 @@ static int cs_allreduce_butterfly_build(const cs_problem *prob, const cs_params 
         cs_sched_round(s);
         cs_sched_copy(s, CS_BUF_SEND, 0, CS_BUF_RECV, 0, prob->bytes);
     }
-    cs_butterfly_reduce_phase(prob, params, rank, CS_BUF_RECV, s, &st);
+    cs_butterfly_reduce_phase(prob, params, rank, -1, CS_BUF_RECV, s, &st);
     cs_sched_copy(s, st.cur, st.lo * e, CS_BUF_RECV, st.lo * e, (st.hi - st.lo) * e);
 
     /* Allgather: undo the halving rounds, last first; each rank's block

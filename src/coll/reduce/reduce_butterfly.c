@@ -7,7 +7,9 @@
  * reduction phase the 2^k ranks that agree with the root on bits k..n-1 hold
  * the result in blocks; the gather undoes the halving rounds, last first: in
  * round z the rank whose bit z differs from the root's sends all it holds to
- * its partner and is done.
+ * its partner and is done. The whole-block rounds z >= k of the reduction
+ * phase are one-way too (a binomial tree): the rank whose bit z differs from
+ * the root's sends its block and is done.
  *
  * Restrictions: p a power of two; contiguous datatype. Any operator, any
  * root, in place at the root: canonical order, one bracketing.
@@ -67,12 +69,12 @@ static int cs_reduce_butterfly_build(const cs_problem *prob, const cs_params *pa
         cs_sched_round(s);
         cs_sched_copy(s, CS_BUF_SEND, 0, acc, 0, prob->bytes);
     }
-    cs_butterfly_reduce_phase(prob, params, rank, acc, s, &st);
+    cs_butterfly_reduce_phase(prob, params, rank, root, acc, s, &st);
     if (is_root)
         cs_sched_copy(s, st.cur, st.lo * e, CS_BUF_RECV, st.lo * e, (st.hi - st.lo) * e);
 
     /* Only the ranks that agree with the root above the halving bits gather. */
-    if ((rank ^ root) >> params->k)
+    if (st.done || (rank ^ root) >> params->k)
         return s->error;
     const cs_buf held = is_root ? CS_BUF_RECV : st.cur;
     for (int z = params->k - 1; z >= 0; z--) {
