@@ -107,29 +107,37 @@ double cs_butterfly_routing_cost(const cs_model *model, const cs_problem *prob, 
     return t;
 }
 
+/* "b=<bytes>", "k=<rounds>", or both joined by a comma. */
 int cs_butterfly_parse(const char *args, cs_params *params)
 {
-    char *end;
-    if (!strncmp(args, "b=", 2)) {
-        long long b = strtoll(args + 2, &end, 10);
-        if (end == args + 2 || *end || b < 0)
+    const char *at = args;
+    do {
+        char *end;
+        long long v = strtoll(at + 2, &end, 10);
+        if (end == at + 2 || (*end && *end != ',') || v < 0 || (at[1] != '='))
             return -1;
-        params->b = b;
-        return 0;
-    }
-    if (!strncmp(args, "k=", 2)) {
-        long k = strtol(args + 2, &end, 10);
-        if (end == args + 2 || *end || k < 0 || k > 62)
+        if (at[0] == 'b')
+            params->b = v;
+        else if (at[0] == 'k' && v <= 62)
+            params->k = (int)v;
+        else
             return -1;
-        params->k = (int)k;
-        return 0;
-    }
-    return -1;
+        at = *end ? end + 1 : end;
+    } while (*at);
+    return 0;
 }
 
+/* What parses back to the same parameters; empty when the model decides. */
 int cs_butterfly_format(const cs_params *params, char *buf, size_t size)
 {
-    return snprintf(buf, size, "k=%d", params->k);
+    int n = 0;
+    if (params->b >= 0)
+        n = snprintf(buf, size, "b=%lld", params->b);
+    if (params->k >= 0)
+        n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "%sk=%d", n ? "," : "", params->k);
+    if (!n && size)
+        buf[0] = '\0';
+    return n;
 }
 
 /* The largest useful k: every rank keeps at least one element. */

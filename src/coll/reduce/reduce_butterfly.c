@@ -14,16 +14,15 @@
  * Restrictions: p a power of two; contiguous datatype. Any operator, any
  * root, in place at the root: canonical order, one bracketing.
  *
- * Cost, m bytes, n = log2 p, k halving rounds; the slowest rank is the root
- * or a rank next to it in the gather:
- *   rho m                                   copy of the input (a rank other
- *                                           than the root always copies)
- * + sum_{z<k} [alpha + (beta + gamma) m/2^(z+1)] + (n - k) [alpha + (beta + gamma) m/2^k]
- * + sum_{z<k} [alpha + beta m/2^(z+1)]      gather
- * + rho m/2^k                               only if the root copies its input
- *                                           and a non-commutative combine left
- *                                           its block in scratch (the parity of
- *                                           the root's zero bits)
+ * Cost, m bytes, n = log2 p >= 1, k halving rounds, s = m/2^k:
+ *   R = sum_{z<k} [alpha + (beta + gamma) m/2^(z+1)] + (n - k) [alpha + (beta + gamma) s]
+ *   G = sum_{z<k} [alpha + beta m/2^(z+1)]          the gather
+ *   root:  rho m (unless in place) + rho s (if a non-commutative combine left
+ *          its block in scratch: the parity of the root's zero bits) + G
+ *   other: rho m + G for k >= 1 (root ^ 1 gathers as long as the root);
+ *          rho m - gamma m for k = 0 (root ^ 2^(n-1) sends its last block
+ *          instead of combining it)
+ *   cost = R + max(root, other); p = 1: rho m, or 0 in place.
  */
 #include "coll/butterfly.h"
 
@@ -42,13 +41,17 @@ static int cs_reduce_butterfly_moved(const cs_problem *prob, int rank)
 static double cs_reduce_butterfly_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     const int k = params->k;
-    const double m = (double)prob->bytes;
-    double t = cs_butterfly_reduce_cost(model, prob, k) + cs_butterfly_routing_cost(model, prob, k);
-    if (prob->p > 1 || !(prob->flags & CS_PROB_INPLACE))
-        t += model->rho * m;
-    if (!(prob->flags & CS_PROB_INPLACE) && cs_reduce_butterfly_moved(prob, prob->root))
-        t += model->rho * m / (double)(1ull << k);
-    return t;
+    const double m = (double)prob->bytes, s = m / (double)(1ull << k);
+    const double copy_in = (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
+    if (prob->p == 1)
+        return copy_in;
+    const double gather = cs_butterfly_routing_cost(model, prob, k);
+    const double root = copy_in + model->rho * s * cs_reduce_butterfly_moved(prob, prob->root) + gather;
+    /* The busiest other rank: root ^ 1 gathers as long as the root does
+     * (k >= 1); with k = 0, root ^ 2^(n-1) sends in the last round instead
+     * of combining. Either copies its input. */
+    const double other = k >= 1 ? model->rho * m + gather : model->rho * m - model->gamma * m;
+    return cs_butterfly_reduce_cost(model, prob, k) + (root > other ? root : other);
 }
 
 static void cs_reduce_butterfly_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
@@ -65,10 +68,11 @@ static int cs_reduce_butterfly_build(const cs_problem *prob, const cs_params *pa
 
     if (!is_root)
         cs_sched_scratch(s, CS_BUF_TMP1, prob->bytes);
-    if (!(is_root && (prob->flags & CS_PROB_INPLACE))) {
-        cs_sched_round(s);
+    /* Every rank has this round, so that rounds stay aligned across ranks
+     * when only the root is in place. */
+    cs_sched_round(s);
+    if (!(is_root && (prob->flags & CS_PROB_INPLACE)))
         cs_sched_copy(s, CS_BUF_SEND, 0, acc, 0, prob->bytes);
-    }
     cs_butterfly_reduce_phase(prob, params, rank, root, acc, s, &st);
     if (is_root)
         cs_sched_copy(s, st.cur, st.lo * e, CS_BUF_RECV, st.lo * e, (st.hi - st.lo) * e);

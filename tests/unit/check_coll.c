@@ -1,0 +1,414 @@
+/*
+ * Every algorithm of every table, in the simulator: for every p its
+ * restrictions allow up to 128, many counts, in place or not, commutative or
+ * not, several roots and parameters, the schedules must run without a
+ * violation and give the right result; the closed-form cost must be the cost
+ * of the schedule built; building twice gives the same schedule. Rows added to
+ * src/coll/registry.c are tested without a change here.
+ *
+ * Also the lookup of "name[:args]" and the round trip of format() and parse.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+enum { COLL_MAX_P = 128, COLL_MAX_VARIANTS = 16 };
+
+/* The DESIGN.md example, then a latency-dominated and a bandwidth-dominated machine. */
+static const cs_model coll_models[] = {
+    {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9},
+    {.alpha = 1e-3, .beta = 1e-12, .rho = 1e-13, .gamma = 1e-12},
+    {.alpha = 1e-9, .beta = 1e-7, .rho = 3e-8, .gamma = 2e-7},
+};
+enum { NMODELS = sizeof(coll_models) / sizeof(coll_models[0]) };
+
+/* Parameters as a configuration may force them; a row whose parse rejects one
+ * is not run with it. */
+static const char *const coll_specs[] = {"b=0", "b=64", "b=4096", "b=1152921504606846976", "k=0", "k=1", "k=2"};
+enum { NSPECS = sizeof(coll_specs) / sizeof(coll_specs[0]) };
+
+/* ------------------------------------------------------------- helpers */
+
+static bool coll_pow2(int p)
+{
+    return p > 0 && !(p & (p - 1));
+}
+
+static bool coll_p_allowed(const cs_alg *alg, int p)
+{
+    return !((alg->requires & CS_REQ_POW2) && !coll_pow2(p)) && !((alg->requires & CS_REQ_P_GT_1) && p < 2);
+}
+
+/* The largest power of two that divides p. */
+static size_t coll_pow2_part(int p)
+{
+    return (size_t)p & (size_t) - (size_t)p;
+}
+
+/* {1, 2, 3, 5, p-1, p, p+1, 2p+3, 64, 1000}, without repeats or a forbidden 0. */
+static int coll_counts(int p, unsigned requires, size_t *out)
+{
+    const size_t want[] = {1, 2, 3, 5, (size_t)p - 1, (size_t)p, (size_t)p + 1, 2 * (size_t)p + 3, 64, 1000};
+    int n = 0;
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        bool seen = want[i] == 0 && (requires & CS_REQ_COUNT_GT_0);
+        for (int j = 0; j < n && !seen; j++)
+            seen = out[j] == want[i];
+        if (!seen)
+            out[n++] = want[i];
+    }
+    return n;
+}
+
+/* {0, p-1, p/2} without repeats; one "root" (0) for the other collectives. */
+static int coll_roots(cs_coll coll, int p, int *out)
+{
+    if (coll != CS_COLL_REDUCE) {
+        out[0] = 0;
+        return 1;
+    }
+    const int want[3] = {0, p - 1, p / 2};
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen = seen || out[j] == want[i];
+        if (!seen)
+            out[n++] = want[i];
+    }
+    return n;
+}
+
+/* The flag combinations a row is run with: in place or not; for reductions
+ * commutative or not (only commutative if the row requires it). */
+static int coll_flag_sets(const cs_alg *alg, unsigned *out)
+{
+    const unsigned base = CS_PROB_CONTIG | (alg->requires & CS_REQ_EXACT ? CS_PROB_EXACT : 0);
+    int n = 0;
+    for (int inplace = 0; inplace < 2; inplace++)
+        for (int comm = 0; comm < 2; comm++) {
+            if (alg->coll == CS_COLL_ALLTOALL && comm)
+                continue;
+            if (alg->coll != CS_COLL_ALLTOALL && !comm && (alg->requires & CS_REQ_COMMUTATIVE))
+                continue;
+            out[n++] = base | (inplace ? CS_PROB_INPLACE : 0u) | (comm ? CS_PROB_COMMUTATIVE : 0u);
+        }
+    return n;
+}
+
+static cs_problem coll_problem(cs_coll coll, int p, size_t count, unsigned flags, int root)
+{
+    const size_t elem = coll == CS_COLL_ALLTOALL ? 1 : 4;
+    return (cs_problem){
+        .coll = coll, .p = p, .root = root, .count = count, .elem = elem, .bytes = count * elem, .flags = flags};
+}
+
+static bool coll_params_equal(const cs_params *a, const cs_params *b, bool with_b)
+{
+    if ((with_b && a->b != b->b) || a->k != b->k || a->nparts != b->nparts)
+        return false;
+    for (int i = 0; i < a->nparts && i < CS_MAX_PARTS; i++)
+        if (a->parts[i] != b->parts[i])
+            return false;
+    return true;
+}
+
+static const char *coll_format(const cs_alg *alg, const cs_params *params, char *buf, size_t size)
+{
+    buf[0] = 0;
+    if (alg->format)
+        alg->format(params, buf, size);
+    return buf;
+}
+
+static const char *coll_describe(const cs_alg *alg, const cs_problem *prob, const cs_params *params, char *buf,
+                                 size_t size)
+{
+    char args[128];
+    snprintf(buf, size, "%s %s p=%d count=%zu%s%s root=%d params b=%lld k=%d \"%s\"", cs_coll_name(alg->coll),
+             alg->name, prob->p, prob->count, prob->flags & CS_PROB_INPLACE ? " inplace" : "",
+             prob->flags & CS_PROB_COMMUTATIVE ? " commutative" : "", prob->root, params->b, params->k,
+             coll_format(alg, params, args, sizeof args));
+    return buf;
+}
+
+/* The parameters a row is run with for one problem: tuned by each model, and
+ * each forced spec the row accepts, tuned. The threshold b only chooses k (the
+ * header: k is derived), so variants that differ only in b build the same
+ * schedules and run once. */
+static int coll_variants(const cs_alg *alg, const cs_problem *prob, cs_params *out)
+{
+    int n = 0;
+    for (int v = 0; v < NMODELS + NSPECS; v++) {
+        cs_params params;
+        cs_params_init(&params);
+        if (v >= NMODELS && (!alg->parse || alg->parse(coll_specs[v - NMODELS], &params)))
+            continue;
+        if (alg->tune)
+            alg->tune(&coll_models[v < NMODELS ? v : 0], prob, &params);
+        bool seen = false;
+        for (int j = 0; j < n && !seen; j++)
+            seen = coll_params_equal(&out[j], &params, false);
+        if (!seen && n < COLL_MAX_VARIANTS)
+            out[n++] = params;
+    }
+    return n;
+}
+
+static bool coll_sched_equal(const cs_sched *a, const cs_sched *b)
+{
+    if (a->nsteps != b->nsteps || a->nrounds != b->nrounds || a->tmp_bytes[0] != b->tmp_bytes[0] ||
+        a->tmp_bytes[1] != b->tmp_bytes[1])
+        return false;
+    for (int r = 0; r < a->nrounds; r++)
+        if (a->round_start[r] != b->round_start[r])
+            return false;
+    for (size_t i = 0; i < a->nsteps; i++) {
+        const cs_step *x = &a->steps[i], *y = &b->steps[i];
+        if (x->kind != y->kind || x->buf != y->buf || x->off != y->off || x->len != y->len)
+            return false;
+        if ((x->kind == CS_STEP_SEND || x->kind == CS_STEP_RECV) ? x->peer != y->peer
+                                                                 : x->dst != y->dst || x->dst_off != y->dst_off)
+            return false;
+    }
+    return true;
+}
+
+/* --------------------------------------------------- one algorithm, one p */
+
+typedef struct coll_job {
+    const cs_alg *alg;
+    int p;
+} coll_job;
+
+static coll_job *coll_jobs;
+static int coll_njobs;
+
+/* Building again, into a fresh schedule, gives the same schedule. */
+static void coll_check_determinism(const cs_alg *alg, const cs_problem *prob, const cs_params *params,
+                                   const cs_sched *scheds, const char *what)
+{
+    for (int r = 0; r < prob->p; r++) {
+        cs_sched again;
+        cs_sched_init(&again);
+        alg->build(prob, params, r, &again);
+        ck_assert_msg(coll_sched_equal(&scheds[r], &again), "%s: rank %d builds two different schedules", what, r);
+        cs_sched_free(&again);
+    }
+}
+
+/*
+ * The closed form prices nominal sizes (m / 2^z); it is exact when the count
+ * divides evenly by the power-of-two part of p, and otherwise off by at most
+ * an element per term of every round.
+ */
+static void coll_check_cost(const cs_alg *alg, const cs_problem *prob, const cs_params *params, const cs_sched *scheds,
+                            const char *what)
+{
+    ck_assert_msg(alg->cost, "%s: a row that builds has a closed-form cost", what);
+    const bool nominal = prob->count % coll_pow2_part(prob->p) == 0;
+    const int rounds = sim_rounds_max(scheds, prob->p);
+    for (int i = 0; i < NMODELS; i++) {
+        const cs_model *mo = &coll_models[i];
+        const double closed = alg->cost(mo, prob, params);
+        const double simulated = sim_cost_max(scheds, prob->p, mo);
+        const double tol = nominal ? 1e-9 * fmax(fabs(closed), fabs(simulated))
+                                   : rounds * (mo->beta + mo->gamma + mo->rho) * (double)prob->elem * 2 + 1e-15;
+        ck_assert_msg(fabs(closed - simulated) <= tol, "%s: model %d: closed form %.17g, schedule %.17g (%s)", what, i,
+                      closed, simulated, nominal ? "nominal sizes" : "uneven sizes");
+    }
+}
+
+static void coll_check_one(const cs_alg *alg, const cs_problem *prob, const cs_params *params, cs_sched *scheds)
+{
+    char what[256], rep_str[2048];
+    sim_report rep;
+    coll_describe(alg, prob, params, what, sizeof what);
+    sim_run_alg(alg, prob, params, scheds, &rep);
+    ck_assert_msg(rep.total == 0, "%s: %s", what, sim_report_str(&rep, rep_str, sizeof rep_str));
+    coll_check_determinism(alg, prob, params, scheds, what);
+    coll_check_cost(alg, prob, params, scheds, what);
+}
+
+START_TEST(test_alg)
+{
+    const cs_alg *alg = coll_jobs[_i].alg;
+    const int p = coll_jobs[_i].p;
+    size_t counts[10];
+    unsigned flags[4];
+    int roots[3];
+    cs_params variants[COLL_MAX_VARIANTS];
+    const int ncounts = coll_counts(p, alg->requires, counts);
+    const int nflags = coll_flag_sets(alg, flags);
+    const int nroots = coll_roots(alg->coll, p, roots);
+    cs_sched *scheds = sim_scheds_new(p);
+
+    for (int c = 0; c < ncounts; c++)
+        for (int f = 0; f < nflags; f++)
+            for (int r = 0; r < nroots; r++) {
+                const cs_problem prob = coll_problem(alg->coll, p, counts[c], flags[f], roots[r]);
+                const int nv = coll_variants(alg, &prob, variants);
+                for (int v = 0; v < nv; v++)
+                    coll_check_one(alg, &prob, &variants[v], scheds);
+            }
+    sim_scheds_free(scheds, p);
+}
+END_TEST
+
+static void coll_jobs_make(void)
+{
+    for (int coll = 0; coll < CS_COLL_LAST; coll++) {
+        int n;
+        const cs_alg *const *table = cs_alg_table((cs_coll)coll, &n);
+        for (int i = 0; i < n; i++)
+            for (int p = 1; table[i]->build && p <= COLL_MAX_P; p++) {
+                if (!coll_p_allowed(table[i], p))
+                    continue;
+                coll_jobs = realloc(coll_jobs, (size_t)(coll_njobs + 1) * sizeof(*coll_jobs));
+                if (!coll_jobs)
+                    abort();
+                coll_jobs[coll_njobs++] = (coll_job){table[i], p};
+            }
+    }
+}
+
+/* --------------------------------------------------------------- lookup */
+
+typedef struct lookup_case {
+    cs_coll coll;
+    const char *spec;
+    bool found;
+    long long b; /* found: the threshold parsed */
+} lookup_case;
+
+static const lookup_case lookup_cases[] = {
+    {CS_COLL_ALLTOALL, "native", true, -1},
+    {CS_COLL_ALLREDUCE, "native", true, -1},
+    {CS_COLL_REDUCE, "native", true, -1},
+    {CS_COLL_ALLTOALL, "direct", true, -1},
+    {CS_COLL_ALLREDUCE, "butterfly", true, -1},
+    {CS_COLL_REDUCE, "butterfly", true, -1},
+    {CS_COLL_ALLREDUCE, "butterfly:b=4096", true, 4096},
+    {CS_COLL_REDUCE, "butterfly:b=4096", true, 4096},
+    {CS_COLL_ALLREDUCE, "nosuch", false, 0},
+    {CS_COLL_ALLREDUCE, "butterfly:b=x", false, 0},
+    {CS_COLL_ALLREDUCE, "butterfly:b=4096x", false, 0},
+    {CS_COLL_ALLTOALL, "direct:3", false, 0},
+    {CS_COLL_ALLTOALL, "butterfly", false, 0}, /* not an alltoall */
+    {CS_COLL_ALLREDUCE, "", false, 0},
+};
+enum { NLOOKUP = sizeof(lookup_cases) / sizeof(lookup_cases[0]) };
+
+START_TEST(test_lookup)
+{
+    const lookup_case *c = &lookup_cases[_i];
+    const char *why = NULL;
+    cs_params params;
+    const cs_alg *alg = cs_alg_lookup(c->coll, c->spec, &params, &why);
+    const char *colon = strchr(c->spec, ':');
+    const size_t len = colon ? (size_t)(colon - c->spec) : strlen(c->spec);
+    if (!c->found) {
+        ck_assert_msg(!alg, "%s \"%s\" accepted", cs_coll_name(c->coll), c->spec);
+        ck_assert_msg(why && *why, "%s \"%s\" rejected without a reason", cs_coll_name(c->coll), c->spec);
+        return;
+    }
+    ck_assert_msg(alg, "%s \"%s\" rejected: %s", cs_coll_name(c->coll), c->spec, why ? why : "(no reason)");
+    ck_assert_msg(alg->coll == c->coll && strlen(alg->name) == len && !strncmp(alg->name, c->spec, len),
+                  "\"%s\" found %s %s", c->spec, cs_coll_name(alg->coll), alg->name);
+    ck_assert_int_eq(params.b, c->b);
+    if (!strcmp(c->spec, "native"))
+        ck_assert_ptr_eq(alg, cs_alg_native(c->coll));
+}
+END_TEST
+
+/* "name:format(params)" is looked up to the same row and the same params. */
+static void coll_check_round_trip(const cs_alg *alg, const cs_params *params, const char *from, bool tuned)
+{
+    char args[256], spec[300];
+    coll_format(alg, params, args, sizeof args);
+    snprintf(spec, sizeof spec, args[0] ? "%s:%s" : "%s", alg->name, args);
+    const char *why = NULL;
+    cs_params back;
+    const cs_alg *found = cs_alg_lookup(alg->coll, spec, &back, &why);
+    ck_assert_msg(found == alg, "%s %s: params from %s%s (b=%lld k=%d) format as \"%s\", which is %s",
+                  cs_coll_name(alg->coll), alg->name, from, tuned ? ", tuned," : "", params->b, params->k, spec,
+                  found ? "another row"
+                  : why ? why
+                        : "rejected");
+    ck_assert_msg(coll_params_equal(params, &back, true),
+                  "%s %s: params from %s%s (b=%lld k=%d) format as \"%s\", which parses to b=%lld k=%d",
+                  cs_coll_name(alg->coll), alg->name, from, tuned ? ", tuned," : "", params->b, params->k, spec, back.b,
+                  back.k);
+}
+
+/* For every row, the params of one source: _i = 0 is cs_params_init, _i > 0
+ * the spec coll_specs[_i - 1] if the row accepts it; each as given, then as
+ * the models tune it for a few problems. */
+START_TEST(test_format_round_trip)
+{
+    static const int ps[] = {1, 2, 8, 64};
+    static const size_t counts[] = {1, 1000, 1 << 20};
+    const char *from = _i ? coll_specs[_i - 1] : "cs_params_init";
+    for (int coll = 0; coll < CS_COLL_LAST; coll++) {
+        int n;
+        const cs_alg *const *table = cs_alg_table((cs_coll)coll, &n);
+        for (int i = 0; i < n; i++) {
+            const cs_alg *alg = table[i];
+            cs_params given;
+            cs_params_init(&given);
+            if (_i && (!alg->parse || alg->parse(from, &given)))
+                continue;
+            coll_check_round_trip(alg, &given, from, false);
+            for (size_t a = 0; alg->tune && a < sizeof ps / sizeof ps[0]; a++)
+                for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                    for (int m = 0; m < NMODELS && coll_p_allowed(alg, ps[a]); m++) {
+                        cs_params tuned = given;
+                        const cs_problem prob = coll_problem(alg->coll, ps[a], counts[c], CS_PROB_CONTIG, 0);
+                        alg->tune(&coll_models[m], &prob, &tuned);
+                        coll_check_round_trip(alg, &tuned, from, true);
+                    }
+        }
+    }
+}
+END_TEST
+
+/* Every table starts with its native row, which has no schedule. */
+START_TEST(test_tables)
+{
+    for (int coll = 0; coll < CS_COLL_LAST; coll++) {
+        int n;
+        const cs_alg *const *table = cs_alg_table((cs_coll)coll, &n);
+        ck_assert_int_ge(n, 1);
+        ck_assert_ptr_eq(table[0], cs_alg_native((cs_coll)coll));
+        ck_assert_ptr_null(table[0]->build);
+        for (int i = 0; i < n; i++) {
+            ck_assert_int_eq(table[i]->coll, coll);
+            ck_assert_msg(table[i]->name && table[i]->description, "row %d of %s", i, cs_coll_name((cs_coll)coll));
+            for (int j = 0; j < i; j++)
+                ck_assert_msg(strcmp(table[i]->name, table[j]->name), "%s twice", table[i]->name);
+        }
+    }
+}
+END_TEST
+
+Suite *make_coll_suite(void)
+{
+    Suite *suite = suite_create("coll");
+    TCase *tc = tcase_create("lookup");
+    tcase_add_test(tc, test_tables);
+    tcase_add_loop_test(tc, test_lookup, 0, NLOOKUP);
+    tcase_add_loop_test(tc, test_format_round_trip, 0, NSPECS + 1);
+    suite_add_tcase(suite, tc);
+
+    coll_jobs_make();
+    tc = tcase_create("simulated");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_alg, 0, coll_njobs);
+    suite_add_tcase(suite, tc);
+    return suite;
+}
