@@ -32,6 +32,9 @@ MPI_TESTS    := $(MPI_TEST_SRC:tests/mpi/%.c=$(B)/tests/%)
 F_TEST_SRC   := $(sort $(wildcard tests/mpi/*.f90))
 F_TESTS      := $(F_TEST_SRC:tests/mpi/%.f90=$(B)/tests/%)
 
+TOOL_SRC     := $(sort $(wildcard tools/*.c))
+TOOLS        := $(TOOL_SRC:tools/%.c=$(B)/%)
+
 EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
 EXAMPLES     := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
 
@@ -40,7 +43,7 @@ YIELD := $(B)/libcs_yield.so
 
 .PHONY: all check check-unit check-mpi demo install clean format
 
-all: $(LIB)
+all: $(LIB) $(TOOLS)
 
 $(LIB): $(CORE_OBJ) $(SHIM_OBJ)
 	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
@@ -69,14 +72,20 @@ $(B)/tests/%: tests/mpi/%.f90
 	@mkdir -p $(dir $@) $(B)/fmod
 	$(MPIF90) -O1 -g -J$(B)/fmod -o $@ $<
 
+# Tools (collshim-hull, ...) link the library's code statically.
+$(B)/collshim-%: tools/collshim-%.c $(CORE_OBJ)
+	$(MPICC) $(ALLCFLAGS) -o $@ $^ $(YAML_LIBS) -lm
+
 $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -o $@ $< -lm
 
 check: check-unit check-mpi
 
-check-unit: $(B)/unit_tests
+check-unit: $(B)/unit_tests $(TOOLS)
 	$(B)/unit_tests
+	tests/tools/check-collshim-hull $(B)
+	tests/tools/check-collshim-model $(B)
 
 check-mpi: $(LIB) $(YIELD) $(MPI_TESTS) $(F_TESTS)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
@@ -84,7 +93,7 @@ check-mpi: $(LIB) $(YIELD) $(MPI_TESTS) $(F_TESTS)
 demo: $(LIB) $(YIELD) $(EXAMPLES)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)
 
-install: $(LIB)
+install: $(LIB) $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/collshim
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/

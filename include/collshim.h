@@ -11,4 +11,43 @@
 #define COLLSHIM_VERSION_MAJOR 0
 #define COLLSHIM_VERSION_MINOR 1
 
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Windowed reduction across ranks (simultaneous parallel reduction,
+ * Szymanski, Maniatty and Sinharoy 1995). Collective over comm, an
+ * intracommunicator of p processes; every rank passes the same count,
+ * datatype, op, n and r. Rank i gets in recvbuf the reduction, in rank
+ * order, of the sendbufs of ranks max(0, i - r) .. min(i - r + n - 1, p - 1):
+ * a window of n ranks, rank i at offset r in it, clipped at both ends.
+ * op may be any associative operator, commutative or not; the datatype must
+ * be contiguous (MPI_ERR_TYPE otherwise). sendbuf may be MPI_IN_PLACE.
+ * ceil(log2 n) rounds of one message per rank (recursive combination).
+ * Errors (1 <= n <= p, 0 <= r < n, count >= 0) go to comm's error handler
+ * and are returned.
+ */
+int collshim_window_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int n,
+                           int r, MPI_Comm comm);
+
+/*
+ * The same over a 1-D array block-distributed in rank order: every rank
+ * holds count consecutive elements (the same count on every rank), and
+ * element x of the global array gets the reduction of elements
+ * max(0, x - r) .. min(x - r + n - 1, N - 1), N = p * count. One boundary
+ * exchange with each neighbour (r and n - 1 - r elements), then prefix and
+ * suffix reductions over sections of n elements (§3.2, scalable case):
+ * about 3 combining steps per element. Needs r <= count and
+ * n - 1 - r <= count when p > 1 (MPI_ERR_COUNT otherwise); no MPI_IN_PLACE.
+ */
+int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                 int n, int r, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

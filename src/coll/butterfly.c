@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "coll/butterfly.h"
+#include "coll/params.h"
 
 int cs_log2_exact(int p)
 {
@@ -107,37 +108,14 @@ double cs_butterfly_routing_cost(const cs_model *model, const cs_problem *prob, 
     return t;
 }
 
-/* "b=<bytes>", "k=<rounds>", or both joined by a comma. */
 int cs_butterfly_parse(const char *args, cs_params *params)
 {
-    const char *at = args;
-    do {
-        char *end;
-        long long v = strtoll(at + 2, &end, 10);
-        if (end == at + 2 || (*end && *end != ',') || v < 0 || (at[1] != '='))
-            return -1;
-        if (at[0] == 'b')
-            params->b = v;
-        else if (at[0] == 'k' && v <= 62)
-            params->k = (int)v;
-        else
-            return -1;
-        at = *end ? end + 1 : end;
-    } while (*at);
-    return 0;
+    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K, params);
 }
 
-/* What parses back to the same parameters; empty when the model decides. */
 int cs_butterfly_format(const cs_params *params, char *buf, size_t size)
 {
-    int n = 0;
-    if (params->b >= 0)
-        n = snprintf(buf, size, "b=%lld", params->b);
-    if (params->k >= 0)
-        n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "%sk=%d", n ? "," : "", params->k);
-    if (!n && size)
-        buf[0] = '\0';
-    return n;
+    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K, buf, size);
 }
 
 /* The largest useful k: every rank keeps at least one element. */

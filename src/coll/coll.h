@@ -16,7 +16,10 @@ enum {
     CS_REQ_EXACT = 1u << 2,       /* the result may not depend on operand order */
     CS_REQ_CONTIG = 1u << 3,      /* contiguous datatypes */
     CS_REQ_P_GT_1 = 1u << 4,      /* at least two processes */
-    CS_REQ_COUNT_GT_0 = 1u << 5   /* a nonempty message */
+    CS_REQ_COUNT_GT_0 = 1u << 5,  /* a nonempty message */
+    CS_REQ_NOT_POW2 = 1u << 6,    /* p is not a power of two (the butterfly's domain otherwise) */
+    CS_REQ_SMALL_ODD = 1u << 7,   /* p has an odd factor 3, 5 or 7 */
+    CS_REQ_PARTITION = 1u << 8    /* parts given in advance sum to log2 p (cs_params_parts_fit) */
 };
 
 #define CS_MAX_PARTS 32
@@ -24,12 +27,29 @@ enum {
 /* Parameters of one algorithm for one call. */
 typedef struct cs_params {
     long long b;   /* butterfly: halving threshold in bytes; < 0: the model decides */
-    int k;         /* butterfly: halving rounds of this call (derived) */
+    int k;         /* butterfly: halving rounds of this call (derived); elimination, ring: split stages */
+    int rmax;      /* ring: odd prime factors up to rmax run as rings; < 0: the model decides */
     int nparts;    /* multiphase: the partition of d */
     int parts[CS_MAX_PARTS];
+    /* multiphase, derived when the hull chose the parts: the block sizes
+     * face_lo..face_hi (bytes, inclusive; SIZE_MAX: no bound) of the hull's
+     * face; face_src 0: parts given, 1: the model's hull, 2: the configured one. */
+    size_t face_lo, face_hi;
+    int face_src;
 } cs_params;
 
 void cs_params_init(cs_params *params);
+
+/* Do the parts of params (if any were given) partition log2 p? */
+static inline int cs_params_parts_fit(const cs_params *params, int p)
+{
+    int d = 0, sum = 0;
+    while (d < 30 && (1 << d) < p)
+        d++;
+    for (int i = 0; i < params->nparts; i++)
+        sum += params->parts[i];
+    return params->nparts == 0 || ((1 << d) == p && sum == d);
+}
 
 typedef struct cs_alg {
     const char *name;

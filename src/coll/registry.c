@@ -8,8 +8,15 @@
 #include "coll/coll.h"
 
 extern const cs_alg cs_alltoall_direct;
+extern const cs_alg cs_alltoall_multiphase;
+extern const cs_alg cs_alltoall_standard;
 extern const cs_alg cs_allreduce_butterfly;
+extern const cs_alg cs_allreduce_elimination;
+extern const cs_alg cs_allreduce_ring;
+extern const cs_alg cs_allreduce_windowed;
 extern const cs_alg cs_reduce_butterfly;
+extern const cs_alg cs_reduce_elimination;
+extern const cs_alg cs_reduce_ring;
 
 static const cs_alg cs_native[CS_COLL_LAST] = {
     [CS_COLL_ALLTOALL] = {.name = "native", .description = "the MPI library's MPI_Alltoall", .coll = CS_COLL_ALLTOALL},
@@ -17,9 +24,14 @@ static const cs_alg cs_native[CS_COLL_LAST] = {
     [CS_COLL_REDUCE] = {.name = "native", .description = "the MPI library's MPI_Reduce", .coll = CS_COLL_REDUCE},
 };
 
-static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct};
-static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly};
-static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly};
+/* multiphase before standard: at equal cost ({1,...,1}) the hull's choice is logged. */
+static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct,
+                                                  &cs_alltoall_multiphase, &cs_alltoall_standard};
+static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly,
+                                                   &cs_allreduce_elimination, &cs_allreduce_ring,
+                                                   &cs_allreduce_windowed};
+static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly,
+                                                &cs_reduce_elimination, &cs_reduce_ring};
 
 #define CS_ROWS(t) (int)(sizeof(t) / sizeof((t)[0]))
 
@@ -43,6 +55,7 @@ void cs_params_init(cs_params *params)
     memset(params, 0, sizeof(*params));
     params->b = -1;
     params->k = -1;
+    params->rmax = -1;
 }
 
 const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, const char **why)

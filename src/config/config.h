@@ -12,9 +12,11 @@
 
 #include "coll/coll.h"
 #include "common.h"
+#include "model/hull.h"
 
 #define CS_MAX_RANGES 16
 #define CS_MAX_LOG_RANKS 64
+#define CS_MAX_HULLS 8 /* alltoall.hull: communicator sizes with configured faces */
 
 /* A closed range of message sizes in bytes; hi == SIZE_MAX: no upper bound. */
 typedef struct cs_range {
@@ -34,6 +36,8 @@ typedef struct cs_coll_config {
     int from_env;          /* the choice came from COLLSHIM_<COLL> */
     cs_range native[CS_MAX_RANGES]; /* sizes where the MPI library is kept, sorted, disjoint */
     int nnative;
+    cs_hull_given hull[CS_MAX_HULLS]; /* alltoall: the hull's faces given per p, distinct d */
+    int nhulls;
 } cs_coll_config;
 
 typedef enum cs_log_level { CS_LOG_OFF, CS_LOG_SUMMARY, CS_LOG_CALLS } cs_log_level;

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -153,13 +154,25 @@ static void cs_log_tally_add(const cs_record *r)
     pthread_mutex_unlock(&cs_log.lock);
 }
 
+/* The breakpoints of the hull face that chose a multiphase partition, if one did. */
+static void cs_log_face(const cs_params *params, char *buf, size_t size)
+{
+    const char *src = params->face_src == 2 ? "configured" : "model";
+    buf[0] = '\0';
+    if (params->face_src && params->face_hi == SIZE_MAX)
+        snprintf(buf, size, "; hull face %zu.. B (%s)", params->face_lo, src);
+    else if (params->face_src)
+        snprintf(buf, size, "; hull face %zu..%zu B (%s)", params->face_lo, params->face_hi, src);
+}
+
 static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
     const cs_decision *d = r->d;
-    char alg[128], predicted[32] = "null", rounds[24] = "null", sent[24] = "null";
+    char alg[128], predicted[32] = "null", rounds[24] = "null", sent[24] = "null", face[80];
 
     cs_log_alg_spec(d, alg, sizeof(alg));
+    cs_log_face(&d->params, face, sizeof(face));
     if (d->predicted >= 0)
         snprintf(predicted, sizeof(predicted), "%.3e", d->predicted);
     if (r->stats) {
@@ -169,11 +182,11 @@ static void cs_log_write_call(const cs_record *r)
     /* One fprintf per line: stdio's lock keeps lines whole across threads. */
     fprintf(cs_log.out,
             "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
-            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\",\"reason\":\"%s%s%s%s%s%s\",\"predicted_s\":%s,"
+            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\",\"reason\":\"%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
             "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
             cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
             (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", prob->root,
-            alg, d->reason, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
+            alg, d->reason, face, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
             d->passed ? d->declined : "", d->passed ? ")" : "", predicted, r->elapsed, rounds, sent);
 }
 

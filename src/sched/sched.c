@@ -44,8 +44,36 @@ static int cs_grow(void **items, size_t *cap, size_t need, size_t item_size)
     return 0;
 }
 
+/* Pricing mode: close the open round. */
+static void cs_sched_price_flush(cs_sched *s)
+{
+    s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
+                                     s->p_copied);
+    s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
+    s->p_sends = s->p_recvs = 0;
+}
+
+void cs_sched_price_start(cs_sched *s, const cs_model *model)
+{
+    cs_sched_reset(s);
+    s->price = model;
+    s->priced = 0.0;
+    s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
+    s->p_sends = s->p_recvs = 0;
+}
+
+double cs_sched_price_total(cs_sched *s)
+{
+    cs_sched_price_flush(s);
+    return s->priced;
+}
+
 void cs_sched_round(cs_sched *s)
 {
+    if (s->price) {
+        cs_sched_price_flush(s);
+        return;
+    }
     size_t cap = (size_t)s->round_cap;
     if (s->error || cs_grow((void **)&s->round_start, &cap, (size_t)s->nrounds + 1, sizeof(size_t))) {
         s->error = MPI_ERR_NO_MEM;
@@ -55,8 +83,22 @@ void cs_sched_round(cs_sched *s)
     s->round_start[s->nrounds++] = s->nsteps;
 }
 
+static void cs_sched_price_add(cs_sched *s, const cs_step *st)
+{
+    switch (st->kind) {
+    case CS_STEP_SEND: s->p_sent += st->len; s->p_sends++; break;
+    case CS_STEP_RECV: s->p_recv += st->len; s->p_recvs++; break;
+    case CS_STEP_REDUCE: s->p_reduced += st->len; break;
+    default: s->p_copied += st->len; break;
+    }
+}
+
 static void cs_sched_add(cs_sched *s, cs_step step)
 {
+    if (s->price) {
+        cs_sched_price_add(s, &step);
+        return;
+    }
     if (s->error)
         return;
     if (s->nrounds == 0)

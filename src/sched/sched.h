@@ -52,6 +52,12 @@ typedef struct cs_sched {
     int nrounds, round_cap;
     size_t tmp_bytes[2]; /* sizes of CS_BUF_TMP0 and CS_BUF_TMP1 */
     int error;           /* first failure while building (MPI error code), sticky */
+    /* Pricing mode: with a model set, builders store no steps and add up
+     * the rank's cost instead (the same sum as cs_sched_stats_get). */
+    const cs_model *price;
+    double priced;                               /* rounds closed so far */
+    size_t p_sent, p_recv, p_reduced, p_copied; /* the open round */
+    int p_sends, p_recvs;
 } cs_sched;
 
 void cs_sched_init(cs_sched *s);
@@ -84,5 +90,13 @@ typedef struct cs_sched_stats {
 } cs_sched_stats;
 
 void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats *out);
+
+/* Pricing mode: start (after cs_sched_init), and the total once built. */
+void cs_sched_price_start(cs_sched *s, const cs_model *model);
+double cs_sched_price_total(cs_sched *s);
+
+/* One round's cost under the model (sched_cost.c). */
+double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t sent, size_t received,
+                           size_t reduced, size_t copied);
 
 #endif

@@ -23,12 +23,18 @@ void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats
             default: copied += st->len; break;
             }
         }
-        int starts = sends > recvs ? sends : recvs;
-        out->rounds += starts > 0;
+        out->rounds += sends > 0 || recvs > 0;
         out->sent_bytes += sent;
         out->reduced_bytes += reduced;
         out->copied_bytes += copied;
-        out->cost += model->alpha * starts + model->beta * (double)(sent > received ? sent : received) +
-                     model->gamma * (double)reduced + model->rho * (double)copied;
+        out->cost += cs_sched_round_cost(model, sends, recvs, sent, received, reduced, copied);
     }
+}
+
+double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t sent, size_t received,
+                           size_t reduced, size_t copied)
+{
+    const int starts = sends > recvs ? sends : recvs;
+    return model->alpha * starts + model->beta * (double)(sent > received ? sent : received) +
+           model->gamma * (double)reduced + model->rho * (double)copied;
 }

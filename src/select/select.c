@@ -22,9 +22,14 @@ static const struct {
     {CS_REQ_CONTIG, "needs a contiguous datatype"},
     {CS_REQ_P_GT_1, "needs p > 1"},
     {CS_REQ_COUNT_GT_0, "needs a nonempty message"},
+    {CS_REQ_NOT_POW2, "is for p not a power of two"},
+    {CS_REQ_SMALL_ODD, "needs an odd factor 3, 5 or 7 in p"},
+    {CS_REQ_PARTITION, "needs parts that sum to log2 p"},
 };
 
-static int cs_restriction_holds(unsigned flag, const cs_problem *prob)
+/* given: parameters fixed in advance (a forced "name:args"), or NULL when
+ * the algorithm's tune will choose them. */
+static int cs_restriction_holds(unsigned flag, const cs_problem *prob, const cs_params *given)
 {
     switch (flag) {
     case CS_REQ_POW2: return (prob->p & (prob->p - 1)) == 0;
@@ -33,16 +38,24 @@ static int cs_restriction_holds(unsigned flag, const cs_problem *prob)
     case CS_REQ_CONTIG: return (prob->flags & CS_PROB_CONTIG) != 0;
     case CS_REQ_P_GT_1: return prob->p > 1;
     case CS_REQ_COUNT_GT_0: return prob->count > 0;
+    case CS_REQ_NOT_POW2: return (prob->p & (prob->p - 1)) != 0;
+    case CS_REQ_SMALL_ODD: return prob->p % 3 == 0 || prob->p % 5 == 0 || prob->p % 7 == 0;
+    case CS_REQ_PARTITION: return !given || cs_params_parts_fit(given, prob->p);
     default: return 0;
     }
 }
 
-const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob)
+const char *cs_select_restriction_given(const cs_alg *alg, const cs_problem *prob, const cs_params *given)
 {
     for (size_t i = 0; i < sizeof(cs_restrictions) / sizeof(cs_restrictions[0]); i++)
-        if ((alg->requires & cs_restrictions[i].flag) && !cs_restriction_holds(cs_restrictions[i].flag, prob))
+        if ((alg->requires & cs_restrictions[i].flag) && !cs_restriction_holds(cs_restrictions[i].flag, prob, given))
             return cs_restrictions[i].words;
     return NULL;
+}
+
+const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob)
+{
+    return cs_select_restriction_given(alg, prob, NULL);
 }
 
 /* Tune the parameters of alg for prob and price it. */
@@ -76,14 +89,14 @@ static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_
 }
 
 /* The model's choice at one size, ignoring per-call restrictions other than
- * p and the operator (contiguity is checked at the call). */
+ * p, the operator and exactness (contiguity is checked at the call). */
 static int cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes)
 {
     cs_problem prob = *variant;
     cs_params params;
     double cost;
     prob.bytes = prob.count = bytes;
-    prob.flags |= CS_PROB_CONTIG | CS_PROB_EXACT;
+    prob.flags |= CS_PROB_CONTIG;
     int i = cs_select_cheapest(model, &prob, &params, &cost);
     return i < 0 ? 0 : i;
 }
@@ -145,7 +158,7 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
     }
     if (bp->n == 1 && bp->alg[0] == 0) {
         cs_problem prob = *variant;
-        prob.flags |= CS_PROB_CONTIG | CS_PROB_EXACT;
+        prob.flags |= CS_PROB_CONTIG;
         cs_select_first_declined(&prob, &bp->passed, &bp->declined);
     }
     bp->computed = 1;
@@ -196,7 +209,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         return cs_decide(d, native, cc->from_env ? "native by the environment" : "native by the configuration");
 
     if (cc->choice == CS_CHOICE_FORCED) {
-        const char *no = cs_select_restriction(cc->alg, prob);
+        const char *no = cs_select_restriction_given(cc->alg, prob, &cc->params);
         if (!no) {
             d->params = cc->params;
             d->predicted = cs_select_price(&cfg->model, cc->alg, prob, &d->params);
@@ -209,7 +222,8 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         return cs_decide(d, native, "in a native size range of the configuration");
 
     /* The breakpoints hold the model's choice for this variant and size. */
-    const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0);
+    const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0) |
+                        ((prob->flags & CS_PROB_EXACT) ? 4 : 0);
     cs_breakpoints *bp = &cache->bp[prob->coll][variant];
     if (!bp->computed)
         cs_breakpoints_compute(&cfg->model, prob, bp);

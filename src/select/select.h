@@ -10,7 +10,7 @@
 #define CS_BP_MAX 64
 
 /* The model's choice as a function of the message size, for one collective,
- * one p and one variant (commutative or not, in place or not): algorithm
+ * one p and one variant (commutative or not, in place or not, exact or not): algorithm
  * alg[i] from lo[i] bytes up to lo[i + 1] - 1. */
 typedef struct cs_breakpoints {
     int computed;
@@ -21,7 +21,7 @@ typedef struct cs_breakpoints {
     const char *declined;         /* and the restriction that stops it */
 } cs_breakpoints;
 
-#define CS_BP_VARIANTS 4 /* (commutative, in place) */
+#define CS_BP_VARIANTS 8 /* (commutative, in place, exact) */
 
 typedef struct cs_select_cache {
     cs_breakpoints bp[CS_COLL_LAST][CS_BP_VARIANTS];
@@ -38,6 +38,10 @@ typedef struct cs_decision {
 
 /* NULL if the algorithm can run the problem, else its restriction in words. */
 const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob);
+
+/* The same for parameters given in advance (a forced "name:args"): also
+ * whether they fit the call (CS_REQ_PARTITION). */
+const char *cs_select_restriction_given(const cs_alg *alg, const cs_problem *prob, const cs_params *given);
 
 void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d);
 

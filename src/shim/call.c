@@ -8,6 +8,7 @@
  * runs or logging is on.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "log/log.h"
 #include "sched/exec.h"
@@ -31,6 +32,26 @@ static int cs_layout_get(MPI_Datatype type, cs_layout *l)
     return rc;
 }
 
+/* MPI_Reduce in place at a root other than 0, on a library with
+ * pmodels/mpich#6540: the root's input goes through a copy instead. */
+static int cs_call_reduce_inplace_copy(const cs_call *c)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int rc = PMPI_Type_get_extent(c->stype, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent(c->stype, &true_lb, &true_extent);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const size_t span = c->scount > 0 ? (size_t)true_extent + (size_t)(c->scount - 1) * (size_t)extent : 0;
+    char *copy = malloc(span ? span : 1);
+    if (!copy)
+        return MPI_ERR_NO_MEM;
+    memcpy(copy, (char *)c->recvbuf + true_lb, span);
+    rc = PMPI_Reduce(copy - true_lb, c->recvbuf, c->scount, c->stype, c->op, c->root, c->comm);
+    free(copy);
+    return rc;
+}
+
 static int cs_call_native(const cs_call *c)
 {
     switch (c->coll) {
@@ -39,6 +60,8 @@ static int cs_call_native(const cs_call *c)
     case CS_COLL_ALLREDUCE:
         return PMPI_Allreduce(c->sendbuf, c->recvbuf, c->scount, c->stype, c->op, c->comm);
     default:
+        if (c->sendbuf == MPI_IN_PLACE && c->root != 0 && cs_shim.reduce_inplace_bug)
+            return cs_call_reduce_inplace_copy(c);
         return PMPI_Reduce(c->sendbuf, c->recvbuf, c->scount, c->stype, c->op, c->root, c->comm);
     }
 }
@@ -61,6 +84,73 @@ typedef struct cs_local {
     int inplace;
 } cs_local;
 
+/* Integer (and logical, byte) types: sums and products wrap around exactly. */
+static int cs_type_integer(MPI_Datatype t)
+{
+    static const MPI_Datatype ints[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT,
+        MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_WCHAR,
+        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+        MPI_UINT64_T, MPI_C_BOOL, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_INTEGER, MPI_LOGICAL,
+        MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (t == ints[i])
+            return 1;
+    return 0;
+}
+
+/* The basic type of a named type, or of a dup, contiguous or resized one;
+ * MPI_DATATYPE_NULL for any other. Derived handles that MPI_Type_get_contents
+ * returns are freed. */
+static MPI_Datatype cs_type_basic(MPI_Datatype t)
+{
+    MPI_Datatype owned = MPI_DATATYPE_NULL, basic = MPI_DATATYPE_NULL;
+    for (int depth = 0; depth < 8; depth++) {
+        int ni, na, nd, combiner, ints[1];
+        MPI_Aint addrs[2];
+        MPI_Datatype inner = MPI_DATATYPE_NULL;
+        if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+            break;
+        if (combiner == MPI_COMBINER_NAMED) {
+            basic = t;
+            break;
+        }
+        const int one_type = (combiner == MPI_COMBINER_DUP || combiner == MPI_COMBINER_CONTIGUOUS ||
+                              combiner == MPI_COMBINER_RESIZED) && ni <= 1 && na <= 2 && nd == 1;
+        if (!one_type || PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, &inner) != MPI_SUCCESS)
+            break;
+        if (owned != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&owned);
+        t = inner;
+        PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+        owned = combiner == MPI_COMBINER_NAMED ? MPI_DATATYPE_NULL : inner;
+    }
+    if (owned != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&owned);
+    return basic;
+}
+
+/*
+ * Is the result of (type, op) the same for every order and bracketing of the
+ * operands (CS_PROB_EXACT)? MIN, MAX, MINLOC and MAXLOC on any type; the
+ * logical and bitwise operators; any predefined operator on integers. Not
+ * user operators, nor sums and products of floating-point numbers. With
+ * `reproducible: false` the configuration accepts rank-dependent rounding:
+ * every call counts as exact (only algorithms that also require a
+ * commutative operator look at it).
+ */
+static int cs_reduction_exact(MPI_Datatype type, MPI_Op op)
+{
+    if (!cs_shim.cfg.reproducible)
+        return 1;
+    if (op == MPI_MIN || op == MPI_MAX || op == MPI_MINLOC || op == MPI_MAXLOC || op == MPI_LAND ||
+        op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
+        return 1;
+    if (op != MPI_SUM && op != MPI_PROD)
+        return 0;
+    return cs_type_integer(cs_type_basic(type));
+}
+
 /* Describe a reduction. The decision sees in-place only for allreduce: for
  * reduce, only the root knows (MPI_IN_PLACE is the root's alone). */
 static int cs_describe_reduction(const cs_call *c, const cs_context *ctx, cs_problem *prob, cs_local *l)
@@ -77,6 +167,8 @@ static int cs_describe_reduction(const cs_call *c, const cs_context *ctx, cs_pro
     prob->elem = (size_t)l->send.extent;
     prob->bytes = (size_t)c->scount * (size_t)l->send.size;
     prob->flags = (commutative ? CS_PROB_COMMUTATIVE : 0) | (l->send.contig ? CS_PROB_CONTIG : 0);
+    if (cs_reduction_exact(c->stype, c->op))
+        prob->flags |= CS_PROB_EXACT;
     if (l->inplace && c->coll == CS_COLL_ALLREDUCE)
         prob->flags |= CS_PROB_INPLACE;
     l->prob = *prob;
@@ -232,6 +324,13 @@ int cs_call_run(const cs_call *c)
     cs_decision d;
     int rc;
 
+    if (!cs_shim.on)
+        cs_shim_ensure();
+    if (c->comm != MPI_COMM_NULL && (c->scount < 0 || (c->coll == CS_COLL_ALLTOALL && c->rcount < 0))) {
+        /* MPICH 4.0 asserts on a negative count instead of reporting it. */
+        PMPI_Comm_call_errhandler(c->comm, MPI_ERR_COUNT);
+        return MPI_ERR_COUNT;
+    }
     if (!cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && !cs_log_active()) || cs_call_suspect(c))
         return cs_call_native(c);
     if (cs_context_get(c->comm, &ctx) != MPI_SUCCESS)
@@ -249,7 +348,14 @@ int cs_call_run(const cs_call *c)
     if (rc != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "datatype or operator query failed");
 
-    cs_select(&cs_shim.cfg, &ctx->cache, &prob, &d);
+    if (ctx->last_valid[c->coll] && cs_problem_same(&ctx->last_prob[c->coll], &prob)) {
+        d = ctx->last_decision[c->coll];
+    } else {
+        cs_select(&cs_shim.cfg, &ctx->cache, &prob, &d);
+        ctx->last_prob[c->coll] = prob;
+        ctx->last_decision[c->coll] = d;
+        ctx->last_valid[c->coll] = 1;
+    }
     const int logging = cs_log_active();
     const double t0 = logging ? PMPI_Wtime() : 0.0;
     if (!d.alg->build) {

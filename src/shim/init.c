@@ -1,10 +1,16 @@
 /*
- * MPI_Init, MPI_Init_thread, MPI_Finalize: the configuration is read once,
- * after the MPI library is up (so that only rank 0 reports a bad one), and
- * the contexts are freed before the library goes down.
+ * Starting and stopping the shim. The configuration is read once, after the
+ * MPI library is up (so that only rank 0 reports a bad one): in MPI_Init or
+ * MPI_Init_thread, or on the first intercepted call when the program's
+ * MPI_Init did not come through here (MPICH's mpi_f08 bindings call
+ * PMPI_Init directly). The contexts are freed and the summary written when
+ * MPI_COMM_SELF's attributes are deleted, which MPI_Finalize does first,
+ * however it was called.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "log/log.h"
@@ -12,13 +18,46 @@
 
 cs_state cs_shim;
 
+static pthread_once_t cs_shim_once = PTHREAD_ONCE_INIT;
+
+/* MPICH before 4.1.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root
+ * other than 0 (pmodels/mpich#6540). */
+static int cs_shim_reduce_inplace_bug(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len, major, minor, patch = 0;
+    if (PMPI_Get_library_version(version, &len) != MPI_SUCCESS)
+        return 0;
+    const char *v = strstr(version, "MPICH Version:");
+    if (!v || sscanf(v + strlen("MPICH Version:"), " %d.%d.%d", &major, &minor, &patch) < 2)
+        return 0;
+    return major == 4 && (minor == 0 || (minor == 1 && patch < 2));
+}
+
+static void cs_shim_stop(void)
+{
+    if (!cs_shim.on)
+        return;
+    cs_shim.on = 0;
+    cs_context_free_all();
+    cs_log_finalize();
+}
+
+static int cs_shim_finalize_hook(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    cs_shim_stop();
+    return MPI_SUCCESS;
+}
+
 static void cs_shim_start(void)
 {
     cs_config_error err;
     char text[PATH_MAX + 320];
+    int hook;
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_shim.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &cs_shim.world_size);
+    cs_shim.reduce_inplace_bug = cs_shim_reduce_inplace_bug();
     if (cs_config_init(&cs_shim.cfg, &err) != 0) {
         cs_config_error_format(&err, text, sizeof(text));
         if (cs_shim.world_rank == 0)
@@ -29,17 +68,31 @@ static void cs_shim_start(void)
             PMPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
+    /* Bokhari's hulls for every d, once, read only from here on. */
+    cs_hull_table_init(&cs_shim.cfg.model, cs_shim.cfg.coll[CS_COLL_ALLTOALL].hull,
+                       cs_shim.cfg.coll[CS_COLL_ALLTOALL].nhulls);
     if (cs_context_keyval_create() != MPI_SUCCESS)
+        return;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cs_shim_finalize_hook, &hook, NULL) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL) != MPI_SUCCESS)
         return;
     cs_log_open(&cs_shim.cfg, cs_shim.world_rank, cs_shim.world_size);
     cs_shim.on = 1;
+}
+
+void cs_shim_ensure(void)
+{
+    int up = 0, down = 0;
+    if (PMPI_Initialized(&up) != MPI_SUCCESS || !up || PMPI_Finalized(&down) != MPI_SUCCESS || down)
+        return;
+    pthread_once(&cs_shim_once, cs_shim_start);
 }
 
 CS_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        cs_shim_start();
+        cs_shim_ensure();
     return rc;
 }
 
@@ -47,16 +100,12 @@ CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        cs_shim_start();
+        cs_shim_ensure();
     return rc;
 }
 
 CS_EXPORT int MPI_Finalize(void)
 {
-    if (cs_shim.on) {
-        cs_shim.on = 0;
-        cs_context_free_all();
-        cs_log_finalize();
-    }
+    cs_shim_stop(); /* also done by the MPI_COMM_SELF hook; either is enough */
     return PMPI_Finalize();
 }

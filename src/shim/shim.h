@@ -17,9 +17,13 @@ typedef struct cs_state {
     cs_config cfg;
     int keyval;
     int world_rank, world_size;
+    int reduce_inplace_bug; /* the library's MPI_Reduce fails in place at root != 0 */
 } cs_state;
 
 extern cs_state cs_shim;
+
+/* Start the shim if MPI is up and it has not started (once, thread-safe). */
+void cs_shim_ensure(void);
 
 /* What collshim keeps on a communicator (an attribute). */
 typedef struct cs_context {
@@ -33,6 +37,11 @@ typedef struct cs_context {
     cs_problem sched_prob;
     cs_params sched_params;
     cs_scratch scratch;
+    /* The last decision per collective: a repeated call (same problem)
+     * skips selection, whose tuning can price many schedules. */
+    int last_valid[CS_COLL_LAST];
+    cs_problem last_prob[CS_COLL_LAST];
+    cs_decision last_decision[CS_COLL_LAST];
     struct cs_context *next, *prev;
 } cs_context;
 

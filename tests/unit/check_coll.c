@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "select/select.h"
 #include "sim.h"
 
 enum { COLL_MAX_P = 128, COLL_MAX_VARIANTS = 16 };
@@ -34,28 +35,43 @@ enum { NSPECS = sizeof(coll_specs) / sizeof(coll_specs[0]) };
 
 /* ------------------------------------------------------------- helpers */
 
-static bool coll_pow2(int p)
-{
-    return p > 0 && !(p & (p - 1));
-}
-
+/* The restrictions that depend on p alone, as select checks them. */
 static bool coll_p_allowed(const cs_alg *alg, int p)
 {
-    return !((alg->requires & CS_REQ_POW2) && !coll_pow2(p)) && !((alg->requires & CS_REQ_P_GT_1) && p < 2);
+    const cs_problem prob = {.coll = alg->coll, .p = p, .count = 1, .elem = 1, .bytes = 1,
+                             .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE | CS_PROB_EXACT};
+    return cs_select_restriction(alg, &prob) == NULL;
 }
 
-/* The largest power of two that divides p. */
-static size_t coll_pow2_part(int p)
+/* A count that every split of every algorithm divides evenly: the
+ * power-of-two part of p for the butterflies; for p = 2^n q, q odd, p
+ * (rings split by their factor) times 2^floor(log2 q) (elimination halves
+ * again). */
+static size_t coll_nominal_unit(int p)
 {
-    return (size_t)p & (size_t) - (size_t)p;
+    const size_t pow2 = (size_t)p & (size_t) - (size_t)p, q = (size_t)p / pow2;
+    size_t halvings = 1;
+    while (2 * halvings <= q && q > 1)
+        halvings *= 2;
+    return q == 1 ? pow2 : (size_t)p * halvings;
 }
 
-/* {1, 2, 3, 5, p-1, p, p+1, 2p+3, 64, 1000}, without repeats or a forbidden 0. */
+/* The simulator records every combination: keep its work bounded. */
+#define COLL_MAX_NOMINAL 2048
+
+/* {1, 2, 3, 5, p-1, p, p+1, 2p+3, 64, 1000, the nominal unit}, without
+ * repeats or a forbidden 0; above p = 16 (where one simulation of a large
+ * count takes tens of milliseconds) {1, 2, p-1, p+1, 2p+3, the unit}. */
 static int coll_counts(int p, unsigned requires, size_t *out)
 {
-    const size_t want[] = {1, 2, 3, 5, (size_t)p - 1, (size_t)p, (size_t)p + 1, 2 * (size_t)p + 3, 64, 1000};
+    const size_t unit = coll_nominal_unit(p), small_p = p <= 16;
+    const size_t all[] = {1,  2,    3, 5, (size_t)p - 1, (size_t)p, (size_t)p + 1, 2 * (size_t)p + 3,
+                          64, 1000, unit <= COLL_MAX_NOMINAL ? unit : 1};
+    const size_t large[] = {1, 2, (size_t)p - 1, (size_t)p + 1, 2 * (size_t)p + 3, unit <= COLL_MAX_NOMINAL ? unit : 1};
+    const size_t *want = small_p ? all : large;
+    const size_t nwant = small_p ? sizeof(all) / sizeof(all[0]) : sizeof(large) / sizeof(large[0]);
     int n = 0;
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+    for (size_t i = 0; i < nwant; i++) {
         bool seen = want[i] == 0 && (requires & CS_REQ_COUNT_GT_0);
         for (int j = 0; j < n && !seen; j++)
             seen = out[j] == want[i];
@@ -203,15 +219,15 @@ static void coll_check_determinism(const cs_alg *alg, const cs_problem *prob, co
 }
 
 /*
- * The closed form prices nominal sizes (m / 2^z); it is exact when the count
- * divides evenly by the power-of-two part of p, and otherwise off by at most
- * an element per term of every round.
+ * The closed form prices nominal sizes (m / 2^z, m / f); it is exact when
+ * the count divides evenly by every split (coll_nominal_unit), and otherwise
+ * off by at most an element per term of every round.
  */
 static void coll_check_cost(const cs_alg *alg, const cs_problem *prob, const cs_params *params, const cs_sched *scheds,
                             const char *what)
 {
     ck_assert_msg(alg->cost, "%s: a row that builds has a closed-form cost", what);
-    const bool nominal = prob->count % coll_pow2_part(prob->p) == 0;
+    const bool nominal = prob->count % coll_nominal_unit(prob->p) == 0;
     const int rounds = sim_rounds_max(scheds, prob->p);
     for (int i = 0; i < NMODELS; i++) {
         const cs_model *mo = &coll_models[i];
@@ -239,7 +255,7 @@ START_TEST(test_alg)
 {
     const cs_alg *alg = coll_jobs[_i].alg;
     const int p = coll_jobs[_i].p;
-    size_t counts[10];
+    size_t counts[16]; /* coll_counts gives at most 11 */
     unsigned flags[4];
     int roots[3];
     cs_params variants[COLL_MAX_VARIANTS];
@@ -260,13 +276,25 @@ START_TEST(test_alg)
 }
 END_TEST
 
+/* CS_COLL_ONLY=<collective>:<name> (or just <name>) restricts the runs to
+ * matching rows, for working on one algorithm. */
+static bool coll_row_wanted(const cs_alg *alg)
+{
+    const char *only = getenv("CS_COLL_ONLY");
+    char both[64];
+    if (!only || !*only)
+        return true;
+    snprintf(both, sizeof(both), "%s:%s", cs_coll_name(alg->coll), alg->name);
+    return !strcmp(only, alg->name) || !strcmp(only, both);
+}
+
 static void coll_jobs_make(void)
 {
     for (int coll = 0; coll < CS_COLL_LAST; coll++) {
         int n;
         const cs_alg *const *table = cs_alg_table((cs_coll)coll, &n);
         for (int i = 0; i < n; i++)
-            for (int p = 1; table[i]->build && p <= COLL_MAX_P; p++) {
+            for (int p = 1; table[i]->build && coll_row_wanted(table[i]) && p <= COLL_MAX_P; p++) {
                 if (!coll_p_allowed(table[i], p))
                     continue;
                 coll_jobs = realloc(coll_jobs, (size_t)(coll_njobs + 1) * sizeof(*coll_jobs));

@@ -144,6 +144,34 @@ START_TEST(test_good_file)
 }
 END_TEST
 
+/* alltoall.hull: faces per p, in the order given, sizes with suffixes. */
+START_TEST(test_hull_file)
+{
+    char path[PATH_MAX];
+    cs_config cfg;
+    cs_config_error err;
+
+    fixture_path(path, "good_hull.yaml");
+    cs_config_defaults(&cfg);
+    ck_assert_int_eq(cs_config_load(path, &cfg, &err), 0);
+    const cs_coll_config *a2a = &cfg.coll[CS_COLL_ALLTOALL];
+    ck_assert_int_eq(a2a->nhulls, 2);
+    const cs_hull_given *h = &a2a->hull[0];
+    ck_assert_int_eq(h->d, 6);
+    ck_assert_int_eq(h->nfaces, 4);
+    const size_t first[4] = {0, 13, KiB, 2 * KiB};
+    const int nparts[4] = {6, 3, 2, 1}, part0[4] = {1, 2, 3, 6};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_uint_eq(h->face[i].first, first[i]);
+        ck_assert_int_eq(h->face[i].nparts, nparts[i]);
+        ck_assert_int_eq(h->face[i].parts[0], part0[i]);
+    }
+    h = &a2a->hull[1];
+    ck_assert(h->d == 3 && h->nfaces == 2 && h->face[1].first == 100);
+    ck_assert(h->face[0].nparts == 2 && h->face[0].parts[0] == 1 && h->face[0].parts[1] == 2);
+}
+END_TEST
+
 START_TEST(test_empty_file)
 {
     char path[PATH_MAX];
@@ -246,6 +274,12 @@ static const struct bad_case {
     {"bad_range_overflow.yaml", 2, 16, "reduce.native[0][1]: size too large", 0},
     {"bad_range_overflow_suffix.yaml", 2, 16, "reduce.native[0][1]: size too large", 0},
     {"bad_range_too_many.yaml", 19, 7, "alltoall.native: more than 16 ranges", 0},
+    {"bad_hull_sum.yaml", 3, 30, "alltoall.hull.64[1][1]: '2,2' is not a partition of log2 p = 6", 0},
+    {"bad_hull_p.yaml", 3, 5, "alltoall.hull.48: p must be a power of two from 2 to 2^30, got 48", 0},
+    {"bad_hull_first.yaml", 3, 10, "alltoall.hull.16[0]: the first face must start at 0, not 8", 0},
+    {"bad_hull_order.yaml", 3, 39, "alltoall.hull.16[2]: block sizes must increase, 64 after 64", 0},
+    {"bad_hull_parts.yaml", 3, 14, "alltoall.hull.16[0][1]: expected a partition such as \"2,2,1\", got '2,x'", 0},
+    {"bad_hull_list.yaml", 2, 9, "alltoall.hull: expected a mapping of p to faces, got a list", 0},
 };
 
 START_TEST(test_bad_file)
@@ -623,6 +657,7 @@ Suite *make_config_suite(void)
 
     tcase_add_test(load, test_defaults);
     tcase_add_test(load, test_good_file);
+    tcase_add_test(load, test_hull_file);
     tcase_add_test(load, test_empty_file);
     tcase_add_loop_test(load, test_shipped_file, 0, NELEMS(shipped));
     tcase_add_test(load, test_error_format);

@@ -8,6 +8,8 @@ Suite *make_coll_suite(void);
 Suite *make_config_suite(void);
 Suite *make_select_suite(void);
 Suite *make_log_suite(void);
+Suite *make_hull_suite(void);
+Suite *make_protocols_suite(void);
 
 int main(void)
 {
@@ -17,6 +19,8 @@ int main(void)
     srunner_add_suite(sr, make_config_suite());
     srunner_add_suite(sr, make_select_suite());
     srunner_add_suite(sr, make_log_suite());
+    srunner_add_suite(sr, make_hull_suite());
+    srunner_add_suite(sr, make_protocols_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

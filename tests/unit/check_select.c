@@ -54,9 +54,10 @@ static const struct {
     {CS_COLL_ALLREDUCE, "auto", 8, 0, "native", "empty", NULL},
     {CS_COLL_ALLREDUCE, "native", 8, 10, "native", "native by the configuration", NULL},
     {CS_COLL_ALLREDUCE, "butterfly", 8, 10, "butterfly", "forced", NULL},
-    {CS_COLL_ALLREDUCE, "butterfly", 6, 10, "native", "no algorithm of ours", "power of two"},
+    {CS_COLL_ALLREDUCE, "butterfly", 6, 10, "ring", "breakpoint", "power of two"},
+    {CS_COLL_ALLREDUCE, "ring", 11, 10, "elimination", "breakpoint", "odd factor 3, 5 or 7"},
     {CS_COLL_ALLTOALL, "direct", 12, 10, "native", "no algorithm of ours", "power of two"},
-    {CS_COLL_ALLTOALL, "auto", 16, 10, "direct", "breakpoint", NULL},
+    {CS_COLL_ALLTOALL, "auto", 16, 10, "multiphase", "breakpoint", NULL},
     {CS_COLL_REDUCE, "auto", 4, 1000, "butterfly", "breakpoint", NULL},
 };
 
@@ -120,7 +121,7 @@ static int brute_force_choice(const cs_problem *variant, size_t bytes)
     double best_cost = INFINITY;
     const cs_alg *const *table = cs_alg_table(prob.coll, &n);
     prob.bytes = prob.count = bytes;
-    prob.flags |= CS_PROB_CONTIG | CS_PROB_EXACT;
+    prob.flags |= CS_PROB_CONTIG;
     for (int i = 0; i < n; i++) {
         cs_params params;
         if (!table[i]->cost || cs_select_restriction(table[i], &prob))

@@ -279,6 +279,7 @@ typedef struct sim {
     sim_report *rep;
     sim_rank *ranks;
     sim_tree tree; /* reductions only */
+    const int *span_lo, *span_hi; /* sim_run_spans: the leaves each rank's result reduces */
     /* the round's messages and the bytes of its sends */
     sim_msg *sends, *recvs;
     size_t nsends, nrecvs, msg_cap;
@@ -712,8 +713,9 @@ static void sim_check_element(sim *S, int rank, size_t e, bool relax, uint32_t *
 {
     const uint32_t id = sim_get_id(S->ranks[rank].buf[CS_BUF_RECV] + e * 4);
     const sim_node *x = sim_node_at(&S->tree, id);
+    const int lo = S->span_lo ? S->span_lo[rank] : 0, hi = S->span_hi ? S->span_hi[rank] : S->prob->p - 1;
     char expr[120];
-    if (!x->valid || x->min_rank != 0 || x->max_rank != S->prob->p - 1 || x->elem != e) {
+    if (!x->valid || x->min_rank != lo || x->max_rank != hi || x->elem != e) {
         sim_render(&S->tree, id, e, expr, sizeof expr);
         sim_note(S->rep, SIM_V_ORDER, "rank %d element %zu: %s", rank, e, expr);
         return;
@@ -732,6 +734,8 @@ static void sim_check_reduction(sim *S, bool relax)
     for (int r = 0; r < S->prob->p; r++) {
         if (S->prob->coll == CS_COLL_REDUCE && r != S->prob->root)
             continue;
+        if (S->span_lo) /* windows differ from rank to rank, and so do their bracketings */
+            shape = UINT32_MAX;
         for (size_t e = 0; e < S->prob->count; e++)
             sim_check_element(S, r, e, relax, &shape);
     }
@@ -771,10 +775,16 @@ static void sim_free(sim *S)
 
 int sim_run(const cs_problem *prob, const cs_sched *scheds, unsigned opts, sim_report *rep)
 {
+    return sim_run_spans(prob, scheds, opts, NULL, NULL, rep);
+}
+
+int sim_run_spans(const cs_problem *prob, const cs_sched *scheds, unsigned opts, const int *lo, const int *hi,
+                  sim_report *rep)
+{
     *rep = (sim_report){0};
     if (!sim_problem_ok(prob, rep))
         return rep->total;
-    sim S = {.prob = prob, .scheds = scheds, .rep = rep};
+    sim S = {.prob = prob, .scheds = scheds, .rep = rep, .span_lo = lo, .span_hi = hi};
     S.ranks = calloc((size_t)prob->p, sizeof(*S.ranks));
     if (sim_is_reduction(prob))
         sim_tree_init(&S.tree, prob->p, prob->count, prob->flags & CS_PROB_COMMUTATIVE);

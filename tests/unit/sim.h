@@ -77,6 +77,14 @@ enum {
 int sim_run(const cs_problem *prob, const cs_sched *scheds, unsigned opts, sim_report *rep);
 
 /*
+ * The same for an allreduce whose rank r gets the reduction of the vectors
+ * of ranks lo[r]..hi[r] only (windowed reductions); the bracketing is
+ * compared between the elements of one rank.
+ */
+int sim_run_spans(const cs_problem *prob, const cs_sched *scheds, unsigned opts, const int *lo, const int *hi,
+                  sim_report *rep);
+
+/*
  * Build the schedule of every rank with alg->build (params already tuned)
  * into scheds[0..p-1] (initialized by the caller; reset here, so the memory is
  * reused from call to call) and run them. The options follow alg->requires.

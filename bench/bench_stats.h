@@ -1,0 +1,38 @@
+/*
+ * Shared by the paired benchmarks: the median, and REPS paired repetitions of
+ * a timer, alternating which of the two paths goes first. bench_pair.c keeps
+ * its own copies of these for now; it could include this.
+ */
+#ifndef BENCH_STATS_H
+#define BENCH_STATS_H
+
+#include <stdlib.h>
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), bench_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* timer(0, ctx): the intercepted path; timer(1, ctx): the library's. */
+static void bench_pairs(double (*timer)(int use_pmpi, void *ctx), void *ctx, int reps, double *shim, double *lib,
+                        double *ratio)
+{
+    for (int i = 0; i < reps; i++) {
+        const int lib_first = i % 2 == 0;
+        if (lib_first)
+            lib[i] = timer(1, ctx);
+        shim[i] = timer(0, ctx);
+        if (!lib_first)
+            lib[i] = timer(1, ctx);
+        ratio[i] = shim[i] / lib[i];
+    }
+}
+
+#endif

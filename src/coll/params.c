@@ -1,0 +1,65 @@
+/*
+ * Algorithm parameters as written after the name: "b=4096", "k=2",
+ * "rmax=5", joined by commas. Each row accepts the keys it knows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/params.h"
+
+static const struct {
+    const char *key;
+    unsigned bit;
+    long long max;
+} cs_param_keys[] = {
+    {"b", CS_PARAM_B, 1ll << 62},
+    {"k", CS_PARAM_K, 62},
+    {"rmax", CS_PARAM_RMAX, 7},
+};
+
+static void cs_param_set(cs_params *params, unsigned bit, long long v)
+{
+    if (bit == CS_PARAM_B)
+        params->b = v;
+    else if (bit == CS_PARAM_K)
+        params->k = (int)v;
+    else
+        params->rmax = (int)v;
+}
+
+int cs_params_parse(const char *args, unsigned keys, cs_params *params)
+{
+    const char *at = args;
+    do {
+        const char *eq = strchr(at, '=');
+        size_t i, n = sizeof(cs_param_keys) / sizeof(cs_param_keys[0]);
+        if (!eq)
+            return -1;
+        for (i = 0; i < n; i++)
+            if (strlen(cs_param_keys[i].key) == (size_t)(eq - at) && !strncmp(cs_param_keys[i].key, at, (size_t)(eq - at)))
+                break;
+        if (i == n || !(keys & cs_param_keys[i].bit))
+            return -1;
+        char *end;
+        long long v = strtoll(eq + 1, &end, 10);
+        if (end == eq + 1 || (*end && *end != ',') || v < 0 || v > cs_param_keys[i].max)
+            return -1;
+        cs_param_set(params, cs_param_keys[i].bit, v);
+        at = *end ? end + 1 : end;
+    } while (*at);
+    return 0;
+}
+
+int cs_params_format(const cs_params *params, unsigned keys, char *buf, size_t size)
+{
+    const long long v[] = {params->b, params->k, params->rmax};
+    int n = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(cs_param_keys) / sizeof(cs_param_keys[0]); i++)
+        if ((keys & cs_param_keys[i].bit) && v[i] >= 0)
+            n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "%s%s=%lld", n ? "," : "",
+                          cs_param_keys[i].key, v[i]);
+    return n;
+}

@@ -1,0 +1,14 @@
+#ifndef CS_PARAMS_H
+#define CS_PARAMS_H
+
+#include "coll/coll.h"
+
+enum { CS_PARAM_B = 1u << 0, CS_PARAM_K = 1u << 1, CS_PARAM_RMAX = 1u << 2 };
+
+/* Parse "key=value,..." with the keys allowed; 0, or -1 if anything is off. */
+int cs_params_parse(const char *args, unsigned keys, cs_params *params);
+
+/* The parameters that are set, in the form cs_params_parse reads. */
+int cs_params_format(const cs_params *params, unsigned keys, char *buf, size_t size);
+
+#endif

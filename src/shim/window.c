@@ -1,0 +1,228 @@
+/*
+ * The extension API of include/collshim.h: windowed reduction across ranks
+ * (recursive combination, src/coll/window/) and over a block-distributed
+ * array (one boundary exchange, then prefix and suffix reductions over
+ * sections of the window's length: Szymanski et al. 1995, §3.2, scalable
+ * case). Both run on the communicator's private duplicate, from its
+ * context; errors go to the user's communicator's error handler.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/window/window.h"
+#include "collshim.h"
+#include "shim/shim.h"
+
+#define CS_WINDOW_TAG 0x7c6
+
+/* Marks window schedules in a context's schedule cache (never a table row). */
+static const cs_alg cs_window_tag = {.name = "window", .description = "collshim_window_reduce"};
+
+/* A contiguous datatype: first data byte at true_lb, elements extent apart. */
+typedef struct cs_win_type {
+    MPI_Aint true_lb, extent;
+} cs_win_type;
+
+static int cs_window_fail(MPI_Comm comm, int rc)
+{
+    if (rc != MPI_SUCCESS && comm != MPI_COMM_NULL)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+/* What both entries check before anything collective: *p gets the size. */
+static int cs_window_check(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op, cs_win_type *t, int *p)
+{
+    MPI_Aint lb, true_extent;
+    int inter, size, rc;
+
+    if (comm == MPI_COMM_NULL)
+        return MPI_ERR_COMM;
+    if (!cs_shim.on)
+        cs_shim_ensure();
+    if (!cs_shim.on)
+        return MPI_ERR_OTHER; /* MPI is not initialized, or is finalized */
+    if ((rc = PMPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, p)) != MPI_SUCCESS)
+        return rc;
+    if (inter)
+        return MPI_ERR_COMM;
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if (op == MPI_OP_NULL)
+        return MPI_ERR_OP;
+    if ((rc = PMPI_Type_size(type, &size)) != MPI_SUCCESS || (rc = PMPI_Type_get_extent(type, &lb, &t->extent)) ||
+        (rc = PMPI_Type_get_true_extent(type, &t->true_lb, &true_extent)) != MPI_SUCCESS)
+        return rc;
+    if (size == 0 || size != t->extent || size != true_extent)
+        return MPI_ERR_TYPE;
+    return MPI_SUCCESS;
+}
+
+/* The schedule of this call: the context's last one if it is the same. */
+static int cs_window_schedule(cs_context *ctx, const cs_problem *prob, int n, int r)
+{
+    cs_params params;
+    cs_window_plan plan;
+    cs_params_init(&params);
+    params.nparts = 2;
+    params.parts[0] = n;
+    params.parts[1] = r;
+    if (ctx->sched_alg == &cs_window_tag && ctx->sched_prob.p == prob->p && ctx->sched_prob.count == prob->count &&
+        ctx->sched_prob.elem == prob->elem && ctx->sched_prob.flags == prob->flags &&
+        ctx->sched_params.parts[0] == n && ctx->sched_params.parts[1] == r)
+        return MPI_SUCCESS;
+    ctx->sched_alg = NULL;
+    cs_sched_reset(&ctx->sched);
+    int rc = cs_window_plan_make(prob->p, n, r, 0, &plan);
+    if (rc == MPI_SUCCESS)
+        rc = cs_window_build(&plan, ctx->rank, prob->count, prob->elem, (prob->flags & CS_PROB_INPLACE) != 0,
+                             &ctx->sched);
+    cs_window_plan_free(&plan);
+    if (rc == MPI_SUCCESS) {
+        ctx->sched_alg = &cs_window_tag;
+        ctx->sched_prob = *prob;
+        ctx->sched_params = params;
+    }
+    return rc;
+}
+
+CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                     int n, int r, MPI_Comm comm)
+{
+    cs_context *ctx = NULL;
+    cs_win_type t;
+    int p = 0;
+    int rc = cs_window_check(comm, count, datatype, op, &t, &p);
+    if (rc == MPI_SUCCESS && (n < 1 || n > p || r < 0 || r >= n))
+        rc = MPI_ERR_ARG;
+    if (rc != MPI_SUCCESS || count == 0)
+        return cs_window_fail(comm, rc);
+    if ((rc = cs_context_get(comm, &ctx)) != MPI_SUCCESS)
+        return cs_window_fail(comm, rc);
+
+    const int inplace = sendbuf == MPI_IN_PLACE;
+    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = (size_t)count, .elem = (size_t)t.extent,
+                             .bytes = (size_t)count * (size_t)t.extent,
+                             .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
+    rc = cs_window_schedule(ctx, &prob, n, r);
+    if (rc == MPI_SUCCESS) {
+        cs_exec x = {.type = datatype, .type_lb = t.true_lb, .type_extent = (size_t)t.extent, .op = op,
+                     .comm = ctx->comm, .scratch = &ctx->scratch};
+        x.buf[CS_BUF_SEND] = inplace ? NULL : (char *)sendbuf + t.true_lb;
+        x.buf[CS_BUF_RECV] = (char *)recvbuf + t.true_lb;
+        rc = cs_exec_run(&ctx->sched, &x);
+    }
+    return cs_window_fail(comm, rc);
+}
+
+/* ------------------------------------------------ block-distributed array */
+
+/* One element operation on data pointers: inout = in (+) inout. */
+static int cs_window_op(const cs_win_type *t, MPI_Datatype type, MPI_Op op, const char *in, char *inout)
+{
+    return PMPI_Reduce_local(in - t->true_lb, inout - t->true_lb, 1, type, op);
+}
+
+/*
+ * Windows of the extended slice e[0..len) (halo, own elements, halo): P and
+ * S are the prefixes and suffixes of the sections [s, s + n) of e, cut at
+ * len; element x's window [lo, hi] of e is S[lo] (+) P[hi] when it spans
+ * two sections, else the prefix or suffix it is (a window shorter than n is
+ * cut at an end of e, which is also an end of a section).
+ */
+static int cs_window_block_local(const cs_win_type *t, MPI_Datatype type, MPI_Op op, const char *e, size_t len,
+                                 size_t first, size_t count, int n, int r, char *out)
+{
+    const size_t x = (size_t)t->extent, nn = (size_t)n;
+    char *pre = malloc(2 * len * x + 1), *suf = pre + len * x;
+    int rc = pre ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+
+    for (size_t s = 0; s < len && rc == MPI_SUCCESS; s += nn) {
+        const size_t end = s + nn < len ? s + nn : len;
+        memcpy(pre + s * x, e + s * x, x);
+        for (size_t i = s + 1; i < end && rc == MPI_SUCCESS; i++) {
+            memcpy(pre + i * x, e + i * x, x);
+            rc = cs_window_op(t, type, op, pre + (i - 1) * x, pre + i * x);
+        }
+        memcpy(suf + (end - 1) * x, e + (end - 1) * x, x);
+        for (size_t i = end - 1; i > s && rc == MPI_SUCCESS; i--) {
+            memcpy(suf + (i - 1) * x, suf + i * x, x);
+            rc = cs_window_op(t, type, op, e + (i - 1) * x, suf + (i - 1) * x);
+        }
+    }
+    for (size_t i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        const long long want = (long long)(first + i) - r;
+        const size_t lo = want < 0 ? 0 : (size_t)want;
+        const size_t hi = (size_t)(want + n - 1) < len ? (size_t)(want + n - 1) : len - 1;
+        if (lo % nn == 0) {
+            memcpy(out + i * x, pre + hi * x, x);
+        } else if (lo / nn == hi / nn) {
+            memcpy(out + i * x, suf + lo * x, x);
+        } else {
+            memcpy(out + i * x, pre + hi * x, x);
+            rc = cs_window_op(t, type, op, suf + lo * x, out + i * x);
+        }
+    }
+    free(pre);
+    return rc;
+}
+
+/* The exchange: r elements from the left neighbour, n - 1 - r from the right. */
+static int cs_window_halo(const cs_context *ctx, const cs_win_type *t, const char *mine, int count, int n, int r,
+                          char *e, int left, int right)
+{
+    MPI_Request req[4];
+    MPI_Status st[4];
+    const size_t x = (size_t)t->extent;
+    int nreq = 0, rc = MPI_SUCCESS;
+    if (left && rc == MPI_SUCCESS)
+        rc = PMPI_Irecv(e, left * (int)x, MPI_BYTE, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
+    if (right && rc == MPI_SUCCESS)
+        rc = PMPI_Irecv(e + (size_t)(left + count) * x, right * (int)x, MPI_BYTE, ctx->rank + 1, CS_WINDOW_TAG,
+                        ctx->comm, &req[nreq++]);
+    if (ctx->rank > 0 && n - 1 - r > 0 && rc == MPI_SUCCESS)
+        rc = PMPI_Isend(mine, (n - 1 - r) * (int)x, MPI_BYTE, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
+    if (ctx->rank < ctx->p - 1 && r > 0 && rc == MPI_SUCCESS)
+        rc = PMPI_Isend(mine + (size_t)(count - r) * x, r * (int)x, MPI_BYTE, ctx->rank + 1, CS_WINDOW_TAG, ctx->comm,
+                        &req[nreq++]);
+    if (nreq) {
+        int wrc = PMPI_Waitall(nreq, req, st);
+        rc = rc == MPI_SUCCESS ? wrc : rc;
+    }
+    return rc;
+}
+
+CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                           MPI_Op op, int n, int r, MPI_Comm comm)
+{
+    cs_context *ctx = NULL;
+    cs_win_type t;
+    int p = 0;
+    int rc = cs_window_check(comm, count, datatype, op, &t, &p);
+    if (rc == MPI_SUCCESS && (n < 1 || r < 0 || r >= n))
+        rc = MPI_ERR_ARG;
+    if (rc == MPI_SUCCESS && p > 1 && (r > count || n - 1 - r > count))
+        rc = MPI_ERR_COUNT;
+    if (rc == MPI_SUCCESS && sendbuf == MPI_IN_PLACE)
+        rc = MPI_ERR_BUFFER;
+    if (rc != MPI_SUCCESS || count == 0)
+        return cs_window_fail(comm, rc);
+    if ((rc = cs_context_get(comm, &ctx)) != MPI_SUCCESS)
+        return cs_window_fail(comm, rc);
+
+    const int left = ctx->rank > 0 ? r : 0, right = ctx->rank < p - 1 ? n - 1 - r : 0;
+    const size_t len = (size_t)left + (size_t)count + (size_t)right, x = (size_t)t.extent;
+    const char *mine = (const char *)sendbuf + t.true_lb;
+    char *e = malloc(len * x);
+    if (!e)
+        return cs_window_fail(comm, MPI_ERR_NO_MEM);
+    memcpy(e + (size_t)left * x, mine, (size_t)count * x);
+    rc = cs_window_halo(ctx, &t, mine, count, n, r, e, left, right);
+    if (rc == MPI_SUCCESS)
+        rc = cs_window_block_local(&t, datatype, op, e, len, (size_t)left, (size_t)count, n, r,
+                                   (char *)recvbuf + t.true_lb);
+    free(e);
+    return cs_window_fail(comm, rc);
+}

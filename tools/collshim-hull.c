@@ -1,0 +1,302 @@
+/*
+ * collshim-hull: Bokhari's hull of optimality for alltoall on p = 2^d, from
+ * the command line's model or a configuration file's (whose alltoall.hull
+ * faces, if it gives some for this p, are printed instead).
+ *
+ * usage: collshim-hull -d D [--config FILE] [--alpha S] [--beta S] [--rho S] [--svg FILE]
+ *
+ * One line per face, in order of increasing block size: the partition, the
+ * block sizes (bytes, inclusive; "inf": no bound) where it is chosen, and its
+ * predicted time at both ends. --svg also draws every partition's cost line
+ * with the hull over it, like the paper's Fig. 1.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "model/hull.h"
+
+typedef struct cs_hull_opts {
+    int d;
+    cs_model model;
+    const cs_hull_given *given; /* the configuration's faces for this d, or NULL */
+    const char *svg;
+} cs_hull_opts;
+
+static void cs_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collshim-hull -d D [--config FILE] [--alpha S] [--beta S] [--rho S] [--svg FILE]\n"
+            "  D: log2 p, 0..%d; the model in seconds and seconds per byte (default: the built-in\n"
+            "  model, or the file's); prints one line per face of the hull of optimality.\n",
+            CS_HULL_MAX_D);
+}
+
+static int cs_number(const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    return *s && !*end && isfinite(*out) && *out >= 0 ? 0 : -1;
+}
+
+/* ---- the text --------------------------------------------------------------- */
+
+/* A face whose vertices lie between the same two whole sizes is shown with
+ * its real range: no block size chooses it. */
+static void cs_print_face(const cs_hull *h, int i)
+{
+    const cs_hull_face *f = &h->face[i];
+    char parts[128], lo[32], hi[32], thi[32];
+    const int last = i + 1 == h->nfaces, whole = last || h->face[i + 1].first > f->first;
+    const double m0 = whole ? (double)f->first : f->from;
+    const double m1 = last ? INFINITY : whole ? (double)(h->face[i + 1].first - 1) : h->face[i + 1].from;
+    cs_parts_format(f->parts, f->nparts, parts, sizeof parts);
+    if (h->d == 0)
+        snprintf(parts, sizeof parts, "-");
+    snprintf(lo, sizeof lo, whole ? "%.0f" : "%.4f", m0);
+    snprintf(hi, sizeof hi, last ? "inf" : whole ? "%.0f" : "%.4f", m1);
+    snprintf(thi, sizeof thi, last ? "inf" : "%.6e", f->intercept + f->slope * m1);
+    printf("%-16s %12s %12s %14.6e %14s%s\n", parts, lo, hi, f->intercept + f->slope * m0, thi,
+           whole ? "" : "  (between two whole sizes)");
+}
+
+static void cs_print_hull(const cs_hull_opts *o, const cs_hull *h)
+{
+    printf("# d=%d p=%lu alpha=%g beta=%g rho=%g: %s, %d faces\n", o->d, 1ul << o->d, o->model.alpha, o->model.beta,
+           o->model.rho, h->from_config ? "faces from the configuration" : "the model's hull", h->nfaces);
+    printf("# %-14s %12s %12s %14s %14s\n", "partition", "from_bytes", "to_bytes", "t_from_s", "t_to_s");
+    for (int i = 0; i < h->nfaces; i++)
+        cs_print_face(h, i);
+}
+
+/* ---- the plot --------------------------------------------------------------- */
+
+enum { W = 900, H = 600, L = 90, R = 230, T = 40, B = 60, MAX_LINES = 6000 };
+
+typedef struct cs_plot {
+    FILE *f;
+    double xmax, ymax;
+} cs_plot;
+
+static double cs_px(const cs_plot *pl, double m)
+{
+    return L + (W - L - R) * m / pl->xmax;
+}
+
+static double cs_py(const cs_plot *pl, double t)
+{
+    return H - B - (H - T - B) * t / pl->ymax;
+}
+
+/* Every partition of d (parts non-increasing), appended to out. */
+static void cs_partitions(int d, int max, unsigned char *prefix, int n, unsigned char (*out)[CS_HULL_MAX_D], int *nout,
+                          int *len)
+{
+    if (d == 0) {
+        if (*nout < MAX_LINES) {
+            memcpy(out[*nout], prefix, (size_t)n);
+            len[(*nout)++] = n;
+        }
+        return;
+    }
+    for (int a = max < d ? max : d; a >= 1; a--) {
+        prefix[n] = (unsigned char)a;
+        cs_partitions(d - a, a, prefix, n + 1, out, nout, len);
+    }
+}
+
+static void cs_plot_axes(const cs_plot *pl, int d)
+{
+    FILE *f = pl->f;
+    fprintf(f, "<rect x='0' y='0' width='%d' height='%d' fill='white'/>\n", W, H);
+    fprintf(f,
+            "<text x='%d' y='24' font-size='16' text-anchor='middle'>Multiphase complete exchange, d = %d "
+            "(p = %lu): time against block size</text>\n",
+            (W - R + L) / 2, d, 1ul << d);
+    fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, H - B, W - R, H - B);
+    fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, T, L, H - B);
+    for (int i = 0; i <= 5; i++) {
+        const double m = pl->xmax * i / 5, t = pl->ymax * i / 5;
+        fprintf(f,
+                "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='black'/>"
+                "<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>%.4g</text>\n",
+                cs_px(pl, m), H - B, cs_px(pl, m), H - B + 5, cs_px(pl, m), H - B + 20, m);
+        fprintf(f,
+                "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='black'/>"
+                "<text x='%d' y='%.1f' font-size='12' text-anchor='end'>%.3g</text>\n",
+                L - 5, cs_py(pl, t), L, cs_py(pl, t), L - 8, cs_py(pl, t) + 4, t);
+    }
+    fprintf(f, "<text x='%d' y='%d' font-size='14' text-anchor='middle'>block size m (bytes)</text>\n", (W - R + L) / 2,
+            H - 15);
+    fprintf(f,
+            "<text x='20' y='%d' font-size='14' text-anchor='middle' transform='rotate(-90 20 %d)'>"
+            "time (s)</text>\n",
+            (H - B + T) / 2, (H - B + T) / 2);
+}
+
+static void cs_plot_line(const cs_plot *pl, double intercept, double slope, double m0, double m1, const char *style)
+{
+    fprintf(pl->f, "<line x1='%.2f' y1='%.2f' x2='%.2f' y2='%.2f' %s/>\n", cs_px(pl, m0),
+            cs_py(pl, intercept + slope * m0), cs_px(pl, m1), cs_py(pl, intercept + slope * m1), style);
+}
+
+static const char *const cs_colors[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e",
+                                        "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+
+static void cs_plot_legend(const cs_plot *pl, const cs_hull *h)
+{
+    FILE *f = pl->f;
+    const int x = W - R + 20;
+    fprintf(f, "<text x='%d' y='%d' font-size='13' font-weight='bold'>hull of optimality</text>\n", x, T + 10);
+    for (int i = 0; i < h->nfaces; i++) {
+        char parts[128];
+        const int y = T + 32 + 20 * i;
+        cs_parts_format(h->face[i].parts, h->face[i].nparts, parts, sizeof parts);
+        fprintf(f,
+                "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='4'/>"
+                "<text x='%d' y='%d' font-size='12'>{%s} from %zu B</text>\n",
+                x, y - 4, x + 24, y - 4, cs_colors[i % 9], x + 30, y, parts, h->face[i].first);
+    }
+    const int y = T + 40 + 20 * h->nfaces;
+    fprintf(f,
+            "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#999' stroke-width='1'/>"
+            "<text x='%d' y='%d' font-size='12'>other partitions</text>\n",
+            x, y - 4, x + 24, y - 4, x + 30, y);
+    fprintf(f,
+            "<circle cx='%d' cy='%d' r='5' fill='none' stroke='black'/>"
+            "<text x='%d' y='%d' font-size='12'>cardinality 2 meet</text>\n",
+            x + 12, y + 16, x + 30, y + 20);
+}
+
+static int cs_write_svg(const cs_hull_opts *o, const cs_hull *h)
+{
+    static unsigned char parts[MAX_LINES][CS_HULL_MAX_D];
+    static int len[MAX_LINES];
+    unsigned char prefix[CS_HULL_MAX_D];
+    int n = 0;
+    cs_plot pl = {.f = fopen(o->svg, "w")};
+    if (!pl.f) {
+        perror(o->svg);
+        return -1;
+    }
+    const double last = h->nfaces > 1 ? h->face[h->nfaces - 1].from : o->model.alpha / fmax(o->model.beta, 1e-300);
+    pl.xmax = last > 0 && isfinite(last) ? 1.25 * last : 1.0;
+    if (o->d >= 2 && o->model.beta > 0 && o->model.alpha / o->model.beta < 4 * pl.xmax) /* Property 7's point */
+        pl.xmax = fmax(pl.xmax, 1.15 * o->model.alpha / o->model.beta);
+    cs_partitions(o->d, o->d, prefix, 0, parts, &n, len);
+    pl.ymax = 0;
+    for (int i = 0; i < n; i++) {
+        const cs_part_line l = cs_part_line_of(o->d, parts[i], len[i]);
+        pl.ymax = fmax(pl.ymax, cs_part_line_cost(&o->model, &l, pl.xmax));
+    }
+    pl.ymax = pl.ymax > 0 ? pl.ymax : 1.0;
+    fprintf(pl.f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", W, H);
+    cs_plot_axes(&pl, o->d);
+    fprintf(pl.f, "<g clip-path='none'>\n");
+    for (int i = 0; i < n; i++) {
+        const cs_part_line l = cs_part_line_of(o->d, parts[i], len[i]);
+        cs_plot_line(&pl, cs_part_line_cost(&o->model, &l, 0),
+                     cs_part_line_cost(&o->model, &l, 1) - cs_part_line_cost(&o->model, &l, 0), 0, pl.xmax,
+                     "stroke='#999' stroke-width='1'");
+    }
+    for (int i = 0; i < h->nfaces; i++) {
+        const cs_hull_face *f = &h->face[i];
+        const double m0 = fmin(f->from, pl.xmax), m1 = i + 1 < h->nfaces ? fmin(h->face[i + 1].from, pl.xmax) : pl.xmax;
+        char style[96];
+        snprintf(style, sizeof style, "stroke='%s' stroke-width='4'", cs_colors[i % 9]);
+        cs_plot_line(&pl, f->intercept, f->slope, m0, m1, style);
+    }
+    if (o->d >= 2 && o->model.beta > 0) { /* Property 7: the partitions of cardinality 2 meet at alpha / beta */
+        const double m = o->model.alpha / o->model.beta;
+        unsigned char two[2] = {(unsigned char)(o->d / 2), (unsigned char)(o->d - o->d / 2)};
+        const cs_part_line l = cs_part_line_of(o->d, two, 2);
+        if (m <= pl.xmax)
+            fprintf(pl.f, "<circle cx='%.2f' cy='%.2f' r='6' fill='none' stroke='black'/>\n", cs_px(&pl, m),
+                    cs_py(&pl, cs_part_line_cost(&o->model, &l, m)));
+    }
+    fprintf(pl.f, "</g>\n");
+    cs_plot_legend(&pl, h);
+    fprintf(pl.f, "</svg>\n");
+    return fclose(pl.f) == 0 ? 0 : -1;
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static int cs_load(const char *path, cs_config *cfg)
+{
+    cs_config_error err;
+    char text[PATH_MAX + 320];
+    if (cs_config_load(path, cfg, &err) == 0)
+        return 0;
+    cs_config_error_format(&err, text, sizeof text);
+    fprintf(stderr, "collshim-hull: %s\n", text);
+    return -1;
+}
+
+/* Options into *o; cfg keeps the configuration the given faces point into. 0, 1 (help) or -1. */
+static int cs_parse_args(int argc, char **argv, cs_hull_opts *o, cs_config *cfg)
+{
+    double *set[3] = {NULL, NULL, NULL};
+    double val[3];
+    const char *names[3] = {"--alpha", "--beta", "--rho"};
+    o->d = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int k;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+            return 1;
+        for (k = 0; k < 3 && strcmp(a, names[k]); k++)
+            ;
+        if (!v)
+            return -1;
+        if (k < 3) {
+            if (cs_number(v, &val[k]) != 0)
+                return -1;
+            set[k] = &val[k];
+        } else if (!strcmp(a, "-d")) {
+            char *end;
+            o->d = (int)strtol(v, &end, 10);
+            if (*end || !*v || o->d < 0 || o->d > CS_HULL_MAX_D)
+                return -1;
+        } else if (!strcmp(a, "--config")) {
+            if (cs_load(v, cfg) != 0)
+                return -2;
+        } else if (!strcmp(a, "--svg")) {
+            o->svg = v;
+        } else {
+            return -1;
+        }
+        i++;
+    }
+    o->model = cfg->model;
+    o->model.alpha = set[0] ? *set[0] : o->model.alpha;
+    o->model.beta = set[1] ? *set[1] : o->model.beta;
+    o->model.rho = set[2] ? *set[2] : o->model.rho;
+    for (int i = 0; i < cfg->coll[CS_COLL_ALLTOALL].nhulls; i++)
+        if (cfg->coll[CS_COLL_ALLTOALL].hull[i].d == o->d)
+            o->given = &cfg->coll[CS_COLL_ALLTOALL].hull[i];
+    return o->d < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    static cs_config cfg;
+    cs_hull_opts o = {0};
+    cs_hull h;
+    cs_config_defaults(&cfg);
+    const int rc = cs_parse_args(argc, argv, &o, &cfg);
+    if (rc != 0) {
+        if (rc != -2)
+            cs_usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? 0 : 2;
+    }
+    if (o.given)
+        cs_hull_from_given(&o.model, o.d, o.given, &h);
+    else
+        cs_hull_compute(&o.model, o.d, &h);
+    cs_print_hull(&o, &h);
+    return o.svg && cs_write_svg(&o, &h) != 0 ? 1 : 0;
+}

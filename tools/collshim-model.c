@@ -1,0 +1,191 @@
+/*
+ * collshim-model: predicted times of allreduce for p processes.
+ *
+ * usage: collshim-model -p P [--config FILE] [--alpha S] [--beta S] [--gamma S] [--rho S]
+ *                       [--bytes M[,M...]]
+ *        collshim-model --table1
+ *
+ * For each message size: the four protocols of Rabenseifner and Träff 2004,
+ * §3.5 (ring and elimination, latency- and bandwidth-optimal), as the paper
+ * prices them, and collshim's own allreduce algorithms with the parameters
+ * the model tunes and their exact closed forms. --table1 prints the paper's
+ * Table 1 from the same formulas (times in multiples of alpha).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "config/config.h"
+#include "model/protocols.h"
+#include "select/select.h"
+
+static void cs_usage(FILE *f)
+{
+    fprintf(f, "usage: collshim-model -p P [--config FILE] [--alpha S] [--beta S] [--gamma S] [--rho S]\n"
+               "                      [--bytes M[,M...]]\n"
+               "       collshim-model --table1\n");
+}
+
+/* As the paper prints: three significant digits, whole numbers from 1000 up. */
+static const char *cs_paper_number(double x, char *buf, size_t size)
+{
+    if (x >= 1000)
+        snprintf(buf, size, "%.0f", x);
+    else
+        snprintf(buf, size, "%.3g", x);
+    return buf;
+}
+
+static void cs_print_table1(void)
+{
+    static const int ps[] = {3, 5, 7, 13, 15, 23, 63};
+    static const struct {
+        const char *name;
+        double beta_m, gamma_m;
+    } sizes[] = {{"S", 0.1, 0.01}, {"M", 1.0, 0.1}, {"L", 10.0, 1.0}, {"XL", 100.0, 10.0}};
+    printf("Table 1 (Rabenseifner and Traeff 2004): times in multiples of alpha; * fastest\n");
+    printf("%3s %-3s", "p", "m");
+    for (int k = 0; k < CS_PROTO_LAST; k++)
+        printf(" %26s", cs_protocol_name((cs_protocol)k));
+    printf("\n");
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+            if (s == 3 && ps[i] < 23)
+                continue; /* the paper gives XL for p = 23 and 63 only */
+            double best = -1;
+            for (int k = 0; k < CS_PROTO_LAST; k++) {
+                double t = cs_protocol_time((cs_protocol)k, ps[i], 1.0, sizes[s].beta_m, sizes[s].gamma_m);
+                best = best < 0 || t < best ? t : best;
+            }
+            printf("%3d %-3s", ps[i], sizes[s].name);
+            for (int k = 0; k < CS_PROTO_LAST; k++) {
+                double t[3];
+                cs_protocol_terms((cs_protocol)k, ps[i], 1.0, sizes[s].beta_m, sizes[s].gamma_m, t);
+                const double sum = t[0] + t[1] + t[2];
+                char a[16], b[16], g[16], total[16];
+                printf("  %3s + %5s + %5s = %5s%s", cs_paper_number(t[0], a, sizeof(a)),
+                       cs_paper_number(t[1], b, sizeof(b)), cs_paper_number(t[2], g, sizeof(g)),
+                       cs_paper_number(sum, total, sizeof(total)), sum <= best * (1 + 1e-12) ? "*" : " ");
+            }
+            printf("\n");
+        }
+    printf("From the formulas of section 3.5. The paper's p = 63 elim-lat entries price beta m by\n"
+           "ceil(log2 p) = 6, not ceil(log2 p) + 1 = 7 as its formula: 7.66, 13.6, 73.0, 667 there.\n");
+}
+
+/* A cost: a finite number >= 0; exits 2 on anything else. */
+static double cs_cost_arg(const char *name, const char *arg)
+{
+    char *end;
+    const double v = strtod(arg, &end);
+    if (end == arg || *end || !(v >= 0) || v > 1e300) {
+        fprintf(stderr, "collshim-model: --%s must be a finite number >= 0, got '%s'\n", name, arg);
+        exit(2);
+    }
+    return v;
+}
+
+static int cs_parse_sizes(const char *arg, size_t *out, int max)
+{
+    int n = 0;
+    char *end;
+    for (const char *at = arg; *at && n < max; at = *end ? end + 1 : end) {
+        out[n++] = (size_t)strtoull(at, &end, 10);
+        if (end == at)
+            return -1;
+    }
+    return n;
+}
+
+/* collshim's allreduce algorithms that can run p, tuned, as "name seconds params" lines. */
+static int cs_ours(const cs_model *model, const cs_problem *prob, char lines[][128], int max)
+{
+    int n, count = 0;
+    const cs_alg *const *table = cs_alg_table(CS_COLL_ALLREDUCE, &n);
+    for (int row = 0; row < n && count < max; row++) {
+        const cs_alg *alg = table[row];
+        cs_params params;
+        char args[64] = "";
+        if (!alg->cost || cs_select_restriction(alg, prob))
+            continue;
+        cs_params_init(&params);
+        if (alg->tune)
+            alg->tune(model, prob, &params);
+        if (alg->format)
+            alg->format(&params, args, sizeof(args));
+        snprintf(lines[count++], 128, "%-13s %12.4e %s", alg->name, alg->cost(model, prob, &params), args);
+    }
+    return count;
+}
+
+static void cs_print_model(int p, const cs_model *model, const size_t *sizes, int nsizes)
+{
+    printf("allreduce, p = %d, alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, rho %.3g s/B\n", p, model->alpha,
+           model->beta, model->gamma, model->rho);
+    printf("%12s  %-13s %12s   %-13s %12s %s\n", "bytes", "paper", "seconds", "collshim", "seconds", "parameters");
+    for (int i = 0; i < nsizes; i++) {
+        const double m = (double)sizes[i];
+        const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = sizes[i], .elem = 1, .bytes = sizes[i],
+                                 .flags = CS_PROB_CONTIG};
+        char ours[8][128];
+        const int nours = cs_ours(model, &prob, ours, 8);
+        for (int k = 0; k < CS_PROTO_LAST || k < nours; k++) {
+            char size[24] = "", paper[40] = "";
+            if (k == 0)
+                snprintf(size, sizeof(size), "%zu", sizes[i]);
+            if (k < CS_PROTO_LAST)
+                snprintf(paper, sizeof(paper), "%-13s %12.4e", cs_protocol_name((cs_protocol)k),
+                         cs_protocol_time((cs_protocol)k, p, model->alpha, model->beta * m, model->gamma * m));
+            printf("%12s  %-26s   %s\n", size, paper, k < nours ? ours[k] : "");
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longs[] = {{"config", required_argument, 0, 'c'}, {"alpha", required_argument, 0, 'a'},
+                                          {"beta", required_argument, 0, 'b'},   {"gamma", required_argument, 0, 'g'},
+                                          {"rho", required_argument, 0, 'r'},    {"bytes", required_argument, 0, 'm'},
+                                          {"table1", no_argument, 0, 't'},       {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+    cs_config cfg;
+    cs_config_error err;
+    size_t sizes[64] = {8, 64, 512, 4096, 32768, 262144, 2097152};
+    int nsizes = 7, p = 0, opt;
+
+    cs_config_defaults(&cfg);
+    while ((opt = getopt_long(argc, argv, "p:h", longs, NULL)) != -1) {
+        switch (opt) {
+        case 'p': p = (int)cs_cost_arg("p", optarg); break;
+        case 'c':
+            if (cs_config_load(optarg, &cfg, &err)) {
+                char text[PATH_MAX + 300];
+                cs_config_error_format(&err, text, sizeof(text));
+                fprintf(stderr, "collshim-model: %s\n", text);
+                return 2;
+            }
+            break;
+        case 'a': cfg.model.alpha = cs_cost_arg("alpha", optarg); break;
+        case 'b': cfg.model.beta = cs_cost_arg("beta", optarg); break;
+        case 'g': cfg.model.gamma = cs_cost_arg("gamma", optarg); break;
+        case 'r': cfg.model.rho = cs_cost_arg("rho", optarg); break;
+        case 'm':
+            if ((nsizes = cs_parse_sizes(optarg, sizes, 64)) <= 0) {
+                fprintf(stderr, "collshim-model: bad --bytes %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 't': cs_print_table1(); return 0;
+        case 'h': cs_usage(stdout); return 0;
+        default: cs_usage(stderr); return 2;
+        }
+    }
+    if (p < 1 || p > (1 << 30)) {
+        cs_usage(stderr);
+        return 2;
+    }
+    cs_print_model(p, &cfg.model, sizes, nsizes);
+    return 0;
+}
