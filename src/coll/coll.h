@@ -66,6 +66,8 @@ typedef struct cs_alg {
     int (*build)(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
     /* Write the parameters as "k=2,b=4096" (empty if none); returns the length. */
     int (*format)(const cs_params *params, char *buf, size_t size);
+    /* Optional, for the log: the plan in words, e.g. "butterfly 2x2 (split 2), ring 3, elimination 5". */
+    int (*describe)(const cs_problem *prob, const cs_params *params, char *buf, size_t size);
 } cs_alg;
 
 /* The table of a collective, native first; *n gets its length. */

@@ -169,10 +169,19 @@ static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
     const cs_decision *d = r->d;
-    char alg[128], predicted[32] = "null", rounds[24] = "null", sent[24] = "null", face[80];
+    char alg[128], predicted[32] = "null", rounds[24] = "null", sent[24] = "null", face[80], plan[160] = "";
 
     cs_log_alg_spec(d, alg, sizeof(alg));
     cs_log_face(&d->params, face, sizeof(face));
+    if (d->alg->describe) {
+        plan[0] = ',';
+        memcpy(plan + 1, "\"plan\":\"", 8);
+        int n = d->alg->describe(prob, &d->params, plan + 9, sizeof(plan) - 11);
+        if (n > 0 && (size_t)n < sizeof(plan) - 11)
+            memcpy(plan + 9 + n, "\"", 2);
+        else
+            plan[0] = '\0';
+    }
     if (d->predicted >= 0)
         snprintf(predicted, sizeof(predicted), "%.3e", d->predicted);
     if (r->stats) {
@@ -182,11 +191,11 @@ static void cs_log_write_call(const cs_record *r)
     /* One fprintf per line: stdio's lock keeps lines whole across threads. */
     fprintf(cs_log.out,
             "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
-            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\",\"reason\":\"%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
+            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
             "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
             cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
             (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", prob->root,
-            alg, d->reason, face, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
+            alg, plan, d->reason, face, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
             d->passed ? d->declined : "", d->passed ? ")" : "", predicted, r->elapsed, rounds, sent);
 }
 

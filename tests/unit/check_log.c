@@ -83,6 +83,29 @@ START_TEST(test_calls_json_fields)
 }
 END_TEST
 
+/* Algorithms over any p say their plan: which protocol took each odd factor. */
+START_TEST(test_plan_field)
+{
+    cs_config cfg;
+    cs_params params;
+    const char *why;
+    char path[128];
+    const cs_alg *ring = cs_alg_lookup(CS_COLL_ALLREDUCE, "ring:rmax=3,k=2", &params, &why);
+    ck_assert_ptr_nonnull(ring);
+    cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 60, .count = 600, .elem = 4, .bytes = 2400};
+    cs_decision d = {.alg = ring, .params = params, .reason = "forced by the environment", .predicted = 1e-5};
+    cs_record r = {.prob = &prob, .d = &d, .rank = 0, .op = MPI_SUM, .elapsed = 2e-5};
+
+    config_logging(&cfg, CS_LOG_CALLS, "plan.%r");
+    cs_log_open(&cfg, 0, 1);
+    cs_log_call(&r);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/plan.0", dir);
+    /* 60 = 2^2 * 3 * 5: two butterflies split, the ring of 3 whole, then 5 eliminated. */
+    ck_assert_ptr_nonnull(strstr(slurp(path), "\"plan\":\"butterfly x2 split, ring 3 whole, elimination 5 whole\","));
+}
+END_TEST
+
 START_TEST(test_summary_on_rank0)
 {
     cs_config cfg;
@@ -169,6 +192,7 @@ Suite *make_log_suite(void)
     TCase *tc = tcase_create("log");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_calls_json_fields);
+    tcase_add_test(tc, test_plan_field);
     tcase_add_test(tc, test_summary_on_rank0);
     tcase_add_test(tc, test_pid_pattern);
     tcase_add_test(tc, test_unwritable_path);

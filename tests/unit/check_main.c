@@ -10,6 +10,8 @@ Suite *make_select_suite(void);
 Suite *make_log_suite(void);
 Suite *make_hull_suite(void);
 Suite *make_protocols_suite(void);
+Suite *make_reduction_suite(void);
+Suite *make_window_suite(void);
 
 int main(void)
 {
@@ -21,6 +23,8 @@ int main(void)
     srunner_add_suite(sr, make_log_suite());
     srunner_add_suite(sr, make_hull_suite());
     srunner_add_suite(sr, make_protocols_suite());
+    srunner_add_suite(sr, make_reduction_suite());
+    srunner_add_suite(sr, make_window_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

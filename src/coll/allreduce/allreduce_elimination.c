@@ -20,7 +20,6 @@
  * form, per stage and per role of the elimination, is cs_red_allreduce_cost
  * (src/coll/reduction/engine.c).
  */
-#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static double cs_allreduce_elimination_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
@@ -46,24 +45,15 @@ static int cs_allreduce_elimination_build(const cs_problem *prob, const cs_param
     return s->error;
 }
 
-static int cs_allreduce_elimination_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K, params);
-}
-
-static int cs_allreduce_elimination_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K, buf, size);
-}
-
 const cs_alg cs_allreduce_elimination = {
     .name = "elimination",
     .description = "butterfly, then 3-2 and 2-1 elimination of the odd factor (Rabenseifner-Traeff 2004 s3.3)",
     .coll = CS_COLL_ALLREDUCE,
     .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG,
-    .parse = cs_allreduce_elimination_parse,
+    .parse = cs_red_parse,
     .tune = cs_allreduce_elimination_tune,
     .cost = cs_allreduce_elimination_cost,
     .build = cs_allreduce_elimination_build,
-    .format = cs_allreduce_elimination_format,
+    .format = cs_red_format,
+    .describe = cs_red_describe,
 };

@@ -19,7 +19,6 @@
  * gamma) m + 2 rho m; other levels as in allreduce_elimination.c; the
  * closed form is cs_red_allreduce_cost (src/coll/reduction/engine.c).
  */
-#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static double cs_allreduce_ring_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
@@ -29,26 +28,9 @@ static double cs_allreduce_ring_cost(const cs_model *model, const cs_problem *pr
     return cs_red_allreduce_cost(model, prob, &plan, params->k);
 }
 
-/* The cheapest rmax in 3, 5, 7 (each with its best k), unless given. */
 static void cs_allreduce_ring_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    if (params->rmax >= 3) {
-        cs_red_tune(cs_allreduce_ring_cost, model, prob, params);
-        return;
-    }
-    cs_params best = *params;
-    double best_cost = -1.0;
-    for (int rmax = 3; rmax <= 7; rmax += 2) {
-        cs_params trial = *params;
-        trial.rmax = rmax;
-        cs_red_tune(cs_allreduce_ring_cost, model, prob, &trial);
-        double t = cs_allreduce_ring_cost(model, prob, &trial);
-        if (best_cost < 0 || t < best_cost) {
-            best_cost = t;
-            best = trial;
-        }
-    }
-    *params = best;
+    cs_red_tune_rings(cs_allreduce_ring_cost, model, prob, params);
 }
 
 static int cs_allreduce_ring_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
@@ -61,24 +43,15 @@ static int cs_allreduce_ring_build(const cs_problem *prob, const cs_params *para
     return s->error;
 }
 
-static int cs_allreduce_ring_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, params);
-}
-
-static int cs_allreduce_ring_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, buf, size);
-}
-
 const cs_alg cs_allreduce_ring = {
     .name = "ring",
     .description = "butterfly, small rings over odd factors 3, 5, 7, elimination (Rabenseifner-Traeff 2004 s3.4)",
     .coll = CS_COLL_ALLREDUCE,
     .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG,
-    .parse = cs_allreduce_ring_parse,
+    .parse = cs_red_ring_parse,
     .tune = cs_allreduce_ring_tune,
     .cost = cs_allreduce_ring_cost,
     .build = cs_allreduce_ring_build,
-    .format = cs_allreduce_ring_format,
+    .format = cs_red_ring_format,
+    .describe = cs_red_describe,
 };

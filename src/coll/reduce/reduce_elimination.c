@@ -14,7 +14,6 @@
  * the slowest rank is the root or a rank that leaves its path, priced by
  * cs_red_reduce_cost (src/coll/reduction/engine.c).
  */
-#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static double cs_reduce_elimination_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
@@ -40,24 +39,15 @@ static int cs_reduce_elimination_build(const cs_problem *prob, const cs_params *
     return s->error;
 }
 
-static int cs_reduce_elimination_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K, params);
-}
-
-static int cs_reduce_elimination_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K, buf, size);
-}
-
 const cs_alg cs_reduce_elimination = {
     .name = "elimination",
     .description = "butterfly and elimination of the odd factor, gather to the root (Rabenseifner-Traeff 2004)",
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG,
-    .parse = cs_reduce_elimination_parse,
+    .parse = cs_red_parse,
     .tune = cs_reduce_elimination_tune,
     .cost = cs_reduce_elimination_cost,
     .build = cs_reduce_elimination_build,
-    .format = cs_reduce_elimination_format,
+    .format = cs_red_format,
+    .describe = cs_red_describe,
 };

@@ -13,7 +13,6 @@
  * Cost: priced by cs_red_reduce_cost on the ranks that can be slowest
  * (src/coll/reduction/engine.c); ring terms as in allreduce_ring.c.
  */
-#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static double cs_reduce_ring_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
@@ -25,23 +24,7 @@ static double cs_reduce_ring_cost(const cs_model *model, const cs_problem *prob,
 
 static void cs_reduce_ring_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    if (params->rmax >= 3) {
-        cs_red_tune(cs_reduce_ring_cost, model, prob, params);
-        return;
-    }
-    cs_params best = *params;
-    double best_cost = -1.0;
-    for (int rmax = 3; rmax <= 7; rmax += 2) {
-        cs_params trial = *params;
-        trial.rmax = rmax;
-        cs_red_tune(cs_reduce_ring_cost, model, prob, &trial);
-        const double t = cs_reduce_ring_cost(model, prob, &trial);
-        if (best_cost < 0 || t < best_cost) {
-            best_cost = t;
-            best = trial;
-        }
-    }
-    *params = best;
+    cs_red_tune_rings(cs_reduce_ring_cost, model, prob, params);
 }
 
 static int cs_reduce_ring_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
@@ -54,24 +37,15 @@ static int cs_reduce_ring_build(const cs_problem *prob, const cs_params *params,
     return s->error;
 }
 
-static int cs_reduce_ring_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, params);
-}
-
-static int cs_reduce_ring_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, buf, size);
-}
-
 const cs_alg cs_reduce_ring = {
     .name = "ring",
     .description = "butterfly, small rings, elimination, gather to the root (Rabenseifner-Traeff 2004 s3.4)",
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG,
-    .parse = cs_reduce_ring_parse,
+    .parse = cs_red_ring_parse,
     .tune = cs_reduce_ring_tune,
     .cost = cs_reduce_ring_cost,
     .build = cs_reduce_ring_build,
-    .format = cs_reduce_ring_format,
+    .format = cs_red_ring_format,
+    .describe = cs_red_describe,
 };

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static int cs_red_split(const cs_red *r, int stage)
@@ -566,4 +567,71 @@ double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const c
         worst = t > worst ? t : worst;
     }
     return worst;
+}
+
+void cs_red_tune_rings(double (*cost)(const cs_model *, const cs_problem *, const cs_params *),
+                       const cs_model *model, const cs_problem *prob, cs_params *params)
+{
+    if (params->rmax >= 3) {
+        cs_red_tune(cost, model, prob, params);
+        return;
+    }
+    cs_params best = *params;
+    double best_cost = -1.0;
+    for (int rmax = 3; rmax <= 7; rmax += 2) {
+        cs_params trial = *params;
+        trial.rmax = rmax;
+        cs_red_tune(cost, model, prob, &trial);
+        const double t = cost(model, prob, &trial);
+        if (best_cost < 0 || t < best_cost) {
+            best_cost = t;
+            best = trial;
+        }
+    }
+    *params = best;
+}
+
+int cs_red_parse(const char *args, cs_params *params)
+{
+    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K, params);
+}
+
+int cs_red_format(const cs_params *params, char *buf, size_t size)
+{
+    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K, buf, size);
+}
+
+int cs_red_ring_parse(const char *args, cs_params *params)
+{
+    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, params);
+}
+
+int cs_red_ring_format(const cs_params *params, char *buf, size_t size)
+{
+    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, buf, size);
+}
+
+/* "butterfly x2 split, ring 3 whole, elimination 5 whole": each level in
+ * order; split: its first stage halves (or parts) the block. */
+int cs_red_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size)
+{
+    cs_plan plan;
+    int n = 0, i = 0;
+    cs_plan_make(prob->p, params->rmax, &plan);
+    if (size)
+        buf[0] = '\0';
+    while (i < plan.nlevels) {
+        const cs_level *l = &plan.level[i];
+        const char *mode = l->first_stage < params->k ? "split" : "whole";
+        int j = i + 1;
+        if (l->kind == CS_LEVEL_BUTTERFLY) /* consecutive butterflies of one mode as one item */
+            while (j < plan.nlevels && plan.level[j].kind == CS_LEVEL_BUTTERFLY &&
+                   (plan.level[j].first_stage < params->k) == (l->first_stage < params->k))
+                j++;
+        const char *what = l->kind == CS_LEVEL_BUTTERFLY ? "butterfly" : l->kind == CS_LEVEL_RING ? "ring" : "elimination";
+        n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "%s%s %s%d %s", n ? ", " : "", what,
+                      l->kind == CS_LEVEL_BUTTERFLY ? "x" : "", l->kind == CS_LEVEL_BUTTERFLY ? j - i : l->f, mode);
+        i = j;
+    }
+    return n;
 }

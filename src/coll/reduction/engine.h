@@ -40,11 +40,19 @@ void cs_red_gather_phase(cs_red *r, int root);
  * root's elimination), each priced by building its schedule in pricing mode. */
 double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k);
 
-/* Rows' shared parts. */
+/* The plan of a row in words, for the log (cs_alg.describe). */
+int cs_red_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size);
+
+/* Rows' shared parts: parameters b and k (elimination), b, k and rmax (ring). */
 int cs_red_parse(const char *args, cs_params *params);
 int cs_red_format(const cs_params *params, char *buf, size_t size);
+int cs_red_ring_parse(const char *args, cs_params *params);
+int cs_red_ring_format(const cs_params *params, char *buf, size_t size);
 void cs_red_tune(double (*cost)(const cs_model *, const cs_problem *, const cs_params *), const cs_model *model,
                  const cs_problem *prob, cs_params *params);
+/* The same, and the cheapest rmax of 3, 5, 7 unless given. */
+void cs_red_tune_rings(double (*cost)(const cs_model *, const cs_problem *, const cs_params *),
+                       const cs_model *model, const cs_problem *prob, cs_params *params);
 
 /* The closed-form cost of the reduction phase and allgather for a plan:
  * see allreduce_elimination.c for the formula. */

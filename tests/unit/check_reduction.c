@@ -1,0 +1,135 @@
+/*
+ * The bounds of Rabenseifner and Träff 2004 on collshim's schedules, for
+ * every p up to 128 that is not a power of two (p = 2^n q, q odd):
+ * - latency mode (no stage splits): ceil(log2 p) + 1 rounds for
+ *   elimination, ceil(log2 p) for rings when q = 3 or 9 (§3.4, §1);
+ * - bandwidth mode (every stage splits): at most (1 + 1/2^(n+1)) 2m bytes
+ *   sent and (1 + 1/2^(n+1)) m bytes combined by any process (§4);
+ * for allreduce, and the reduction phase's share for reduce.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/reduction/plan.h"
+#include "sched/sched.h"
+
+static const cs_alg *row(cs_coll coll, const char *name)
+{
+    cs_params params;
+    const char *why;
+    return cs_alg_lookup(coll, name, &params, &why);
+}
+
+static int ceil_log2(int p)
+{
+    int n = 0;
+    while ((1 << n) < p)
+        n++;
+    return n;
+}
+
+/* Does round r of a schedule carry a message? */
+static int round_talks(const cs_sched *s, int r)
+{
+    for (size_t i = s->round_start[r]; i < cs_sched_round_end(s, r); i++)
+        if (s->steps[i].kind == CS_STEP_SEND || s->steps[i].kind == CS_STEP_RECV)
+            return 1;
+    return 0;
+}
+
+/* The rounds in which some rank talks (the paper's rounds: rounds line up
+ * across ranks), and the most bytes any rank sends and combines. */
+static void worst(const cs_alg *alg, const cs_problem *prob, const cs_params *params, cs_sched_stats *out)
+{
+    static const cs_model unit = {1, 1, 1, 1};
+    char talks[256] = {0};
+    cs_sched s;
+    cs_sched_init(&s);
+    memset(out, 0, sizeof(*out));
+    for (int r = 0; r < prob->p; r++) {
+        cs_sched_stats st;
+        cs_sched_reset(&s);
+        ck_assert_int_eq(alg->build(prob, params, r, &s), 0);
+        cs_sched_stats_get(&s, &unit, &st);
+        for (int k = 0; k < s.nrounds && k < 256; k++)
+            talks[k] |= (char)round_talks(&s, k);
+        out->sent_bytes = st.sent_bytes > out->sent_bytes ? st.sent_bytes : out->sent_bytes;
+        out->reduced_bytes = st.reduced_bytes > out->reduced_bytes ? st.reduced_bytes : out->reduced_bytes;
+    }
+    for (int k = 0; k < 256; k++)
+        out->rounds += talks[k];
+    cs_sched_free(&s);
+}
+
+
+START_TEST(test_latency_rounds)
+{
+    const int p = _i;
+    if (!(p & (p - 1)))
+        return;
+    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = 16, .elem = 4, .bytes = 64,
+                             .flags = CS_PROB_CONTIG};
+    cs_params params;
+    cs_sched_stats st;
+    cs_params_init(&params);
+    params.k = 0;
+    worst(row(CS_COLL_ALLREDUCE, "elimination"), &prob, &params, &st);
+    ck_assert_msg(st.rounds == ceil_log2(p) + 1, "p=%d elimination: %d rounds", p, st.rounds);
+    int q = p;
+    while (q % 2 == 0)
+        q /= 2;
+    if (q == 3 || q == 9) { /* the paper's claim: rings of 3 reach the optimum there */
+        params.rmax = 3;
+        worst(row(CS_COLL_ALLREDUCE, "ring"), &prob, &params, &st);
+        ck_assert_msg(st.rounds == ceil_log2(p), "p=%d ring: %d rounds", p, st.rounds);
+    }
+}
+END_TEST
+
+START_TEST(test_bandwidth_volume)
+{
+    const int p = _i;
+    if (!(p & (p - 1)))
+        return;
+    int n = 0;
+    while (!((p >> n) & 1))
+        n++;
+    const size_t count = 64 * (size_t)p; /* every split even */
+    const double m = (double)count * 4, bound = 1.0 + 1.0 / (double)(2u << n);
+    const char *names[] = {"elimination", "ring"};
+    for (cs_coll coll = CS_COLL_ALLREDUCE; coll <= CS_COLL_REDUCE; coll++)
+        for (int i = 0; i < 2; i++) {
+            const cs_alg *alg = row(coll, names[i]);
+            const cs_problem prob = {.coll = coll, .p = p, .count = count, .elem = 4, .bytes = count * 4,
+                                     .flags = CS_PROB_CONTIG};
+            cs_params params;
+            cs_sched_stats st;
+            cs_plan plan;
+            if (i == 1 && p % 3 && p % 5 && p % 7)
+                continue;
+            cs_params_init(&params);
+            params.rmax = i ? 3 : 0;
+            cs_plan_make(p, params.rmax, &plan);
+            params.k = plan.nstages;
+            worst(alg, &prob, &params, &st);
+            if (i == 0) /* the paper's bound is for elimination; rings send (f - 1)/f per level */
+                ck_assert_msg((double)st.sent_bytes <= bound * 2 * m + 1e-9, "p=%d %s %s: sent %zu > %.0f", p,
+                              cs_coll_name(coll), names[i], st.sent_bytes, bound * 2 * m);
+            ck_assert_msg((double)st.reduced_bytes <= bound * m + 1e-9, "p=%d %s %s: combined %zu > %.0f", p,
+                          cs_coll_name(coll), names[i], st.reduced_bytes, bound * m);
+        }
+}
+END_TEST
+
+Suite *make_reduction_suite(void)
+{
+    Suite *s = suite_create("reduction");
+    TCase *tc = tcase_create("bounds");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_latency_rounds, 3, 129);
+    tcase_add_loop_test(tc, test_bandwidth_volume, 3, 129);
+    suite_add_tcase(s, tc);
+    return s;
+}
