@@ -4,8 +4,8 @@
  * times K calls of each, in alternating order; the report gives the median
  * time per call of each and the median of the per-repetition ratios.
  *
- * usage: mpiexec -n P env LD_PRELOAD=build/libcollshim.so bench_pair COLL [REPS]
- *   COLL: allreduce | reduce | alltoall
+ * usage: mpiexec -n P env LD_PRELOAD=build/libcollshim.so bench_pair COLL [REPS [CALLS [MAXBYTES]]]
+ *   COLL: allreduce | reduce | alltoall; CALLS: calls per timing (default by size)
  * Never run with the test suite's yield wrapper: it changes timing.
  */
 #include <mpi.h>
@@ -61,10 +61,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     const char *coll = argc > 1 ? argv[1] : "allreduce";
-    const int reps = argc > 2 ? atoi(argv[2]) : 21;
+    const int reps = argc > 2 ? atoi(argv[2]) : 21, calls = argc > 3 ? atoi(argv[3]) : 0;
     coll_fn f = !strcmp(coll, "reduce") ? run_reduce : !strcmp(coll, "alltoall") ? run_alltoall : run_allreduce;
     const int elem = f == run_alltoall ? 1 : 8, blocks = f == run_alltoall ? p : 1;
-    const size_t max_bytes = (size_t)1 << 22;
+    const size_t max_bytes = argc > 4 ? (size_t)atoll(argv[4]) : (size_t)1 << 22;
     char *s = malloc(max_bytes * (size_t)blocks), *r = malloc(max_bytes * (size_t)blocks);
     memset(s, 1, max_bytes * (size_t)blocks);
     double *shim = malloc(sizeof(double) * reps), *lib = malloc(sizeof(double) * reps);
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         printf("%-9s %3s %10s %12s %12s %12s\n", "coll", "p", "bytes", "shim_s", "native_s", "shim/native");
     for (size_t bytes = 8; bytes <= max_bytes; bytes *= 8) {
         const int n = (int)(bytes / elem);
-        const int k = bytes <= 4096 ? 200 : bytes <= 262144 ? 20 : 4;
+        const int k = calls > 0 ? calls : bytes <= 4096 ? 200 : bytes <= 262144 ? 20 : 4;
         time_calls(f, 0, s, r, n, k); /* warm up both paths (contexts, caches) */
         time_calls(f, 1, s, r, n, k);
         for (int i = 0; i < reps; i++) {

@@ -300,6 +300,17 @@ static void cs_call_log(const cs_call *c, const cs_context *ctx, const cs_local 
     cs_log_call(&r);
 }
 
+/* Is the message (count times type size; alltoall: one block) in a
+ * configured native range? One datatype query. */
+static int cs_call_in_native_range(const cs_call *c, const cs_coll_config *cc)
+{
+    const int recv_side = c->coll == CS_COLL_ALLTOALL && c->sendbuf == MPI_IN_PLACE;
+    MPI_Count size;
+    if (PMPI_Type_size_x(recv_side ? c->rtype : c->stype, &size) != MPI_SUCCESS)
+        return 0;
+    return cs_config_native_range(cc, (size_t)(recv_side ? c->rcount : c->scount) * (size_t)size);
+}
+
 /* Intercommunicators and calls we could not describe go to the library;
  * with logging on, they are logged too. */
 static int cs_call_aside(const cs_call *c, const cs_context *ctx, const char *reason)
@@ -333,6 +344,8 @@ int cs_call_run(const cs_call *c)
     }
     if (!cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && !cs_log_active()) || cs_call_suspect(c))
         return cs_call_native(c);
+    if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cs_log_active() && cs_call_in_native_range(c, cc))
+        return cs_call_native(c); /* what select would say, known from the size alone */
     if (cs_context_get(c->comm, &ctx) != MPI_SUCCESS)
         return cs_call_native(c);
     if (ctx->inter)
