@@ -68,9 +68,9 @@ $(B)/tests/%: tests/mpi/%.c tests/mpi/cs_test.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Itests/mpi -o $@ $< -lm
 
-$(B)/tests/%: tests/mpi/%.f90
+$(B)/tests/%: tests/mpi/%.f90 tests/mpi/fortran_body.inc
 	@mkdir -p $(dir $@) $(B)/fmod
-	$(MPIF90) -O1 -g -J$(B)/fmod -o $@ $<
+	$(MPIF90) -O1 -g -J$(B)/fmod -Itests/mpi -o $@ $<
 
 # Tools (collshim-hull, ...) link the library's code statically.
 $(B)/collshim-%: tools/collshim-%.c $(CORE_OBJ)

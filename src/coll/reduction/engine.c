@@ -635,3 +635,24 @@ int cs_red_describe(const cs_problem *prob, const cs_params *params, char *buf, 
     }
     return n;
 }
+
+double cs_red_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
+{
+    cs_plan plan;
+    cs_plan_make(prob->p, params->rmax, &plan);
+    return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost(model, prob, &plan, params->k)
+                                        : cs_red_allreduce_cost(model, prob, &plan, params->k);
+}
+
+int cs_red_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
+{
+    cs_plan plan;
+    cs_red r;
+    cs_plan_make(prob->p, params->rmax, &plan);
+    cs_red_reduce_phase(&r, prob, &plan, params->k, rank, s);
+    if (prob->coll == CS_COLL_REDUCE)
+        cs_red_gather_phase(&r, prob->root);
+    else
+        cs_red_allgather_phase(&r);
+    return s->error;
+}

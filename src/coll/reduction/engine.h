@@ -40,6 +40,11 @@ void cs_red_gather_phase(cs_red *r, int root);
  * root's elimination), each priced by building its schedule in pricing mode. */
 double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k);
 
+/* The rows' cost and build: the plan of p with rings up to params->rmax
+ * (none below 3), allgather for allreduce, gather to the root for reduce. */
+double cs_red_cost(const cs_model *model, const cs_problem *prob, const cs_params *params);
+int cs_red_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
+
 /* The plan of a row in words, for the log (cs_alg.describe). */
 int cs_red_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size);
 
