@@ -177,6 +177,15 @@ int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
     return bp->alg[lo];
 }
 
+/* A bound on the largest message any of our schedules sends for prob: the
+ * executor counts bytes in an int. Alltoall phases carry up to p/2 blocks;
+ * a whole ring gathered by Bruck's concatenation sends up to (f - 1)/2 <= 3
+ * blocks of m. */
+static double cs_select_largest_message(const cs_problem *prob)
+{
+    return (double)prob->bytes * (prob->coll == CS_COLL_ALLTOALL ? (double)prob->p : 4.0);
+}
+
 static void cs_decide(cs_decision *d, const cs_alg *alg, const char *reason)
 {
     d->alg = alg;
@@ -203,8 +212,8 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         return cs_decide(d, native, "p = 1: nothing to exchange");
     if (prob->count == 0)
         return cs_decide(d, native, "empty message");
-    if (prob->bytes > INT_MAX)
-        return cs_decide(d, native, "message over INT_MAX bytes");
+    if (cs_select_largest_message(prob) > (double)INT_MAX)
+        return cs_decide(d, native, "a message would exceed INT_MAX bytes");
     if (cc->choice == CS_CHOICE_NATIVE)
         return cs_decide(d, native, cc->from_env ? "native by the environment" : "native by the configuration");
 

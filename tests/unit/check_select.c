@@ -59,6 +59,9 @@ static const struct {
     {CS_COLL_ALLTOALL, "direct", 12, 10, "native", "no algorithm of ours", "power of two"},
     {CS_COLL_ALLTOALL, "auto", 16, 10, "multiphase", "breakpoint", NULL},
     {CS_COLL_REDUCE, "auto", 4, 1000, "butterfly", "breakpoint", NULL},
+    /* 16 MiB blocks: a phase of a multiphase exchange at p = 1024 would exceed an int. */
+    {CS_COLL_ALLTOALL, "auto", 1024, (size_t)4 << 20, "native", "INT_MAX", NULL},
+    {CS_COLL_ALLTOALL, "direct", 1024, (size_t)4 << 20, "native", "INT_MAX", NULL},
 };
 
 START_TEST(test_rule_order)
