@@ -97,6 +97,7 @@ install: $(LIB) $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/collshim
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 644 include/collshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(filter-out scripts/collshim-test-mpi scripts/collshim-demo,$(wildcard scripts/collshim-*)) \
 	    $(DESTDIR)$(PREFIX)/bin/
