@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_stats.h"
+
 typedef int (*coll_fn)(int use_pmpi, void *s, void *r, int count);
 
 static int run_allreduce(int use_pmpi, void *s, void *r, int n)
@@ -30,26 +32,22 @@ static int run_alltoall(int use_pmpi, void *s, void *r, int n)
     return (use_pmpi ? PMPI_Alltoall : MPI_Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/* One timing: k calls of f with n elements. */
+typedef struct bench_call {
+    coll_fn f;
+    void *s, *r;
+    int n, k;
+} bench_call;
 
 /* Seconds per call of k calls, the slowest rank's. */
-static double time_calls(coll_fn f, int use_pmpi, void *s, void *r, int n, int k)
+static double time_calls(int use_pmpi, void *ctx)
 {
+    const bench_call *c = ctx;
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = PMPI_Wtime();
-    for (int i = 0; i < k; i++)
-        f(use_pmpi, s, r, n);
-    double t = (PMPI_Wtime() - t0) / k, slowest;
+    for (int i = 0; i < c->k; i++)
+        c->f(use_pmpi, c->s, c->r, c->n);
+    double t = (PMPI_Wtime() - t0) / c->k, slowest;
     PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return slowest;
 }
@@ -75,21 +73,13 @@ int main(int argc, char **argv)
     for (size_t bytes = 8; bytes <= max_bytes; bytes *= 8) {
         const int n = (int)(bytes / elem);
         const int k = calls > 0 ? calls : bytes <= 4096 ? 200 : bytes <= 262144 ? 20 : 4;
-        time_calls(f, 0, s, r, n, k); /* warm up both paths (contexts, caches) */
-        time_calls(f, 1, s, r, n, k);
-        for (int i = 0; i < reps; i++) {
-            if (i % 2) {
-                shim[i] = time_calls(f, 0, s, r, n, k);
-                lib[i] = time_calls(f, 1, s, r, n, k);
-            } else {
-                lib[i] = time_calls(f, 1, s, r, n, k);
-                shim[i] = time_calls(f, 0, s, r, n, k);
-            }
-            ratio[i] = shim[i] / lib[i];
-        }
+        bench_call call = {.f = f, .s = s, .r = r, .n = n, .k = k};
+        time_calls(0, &call); /* warm up both paths (contexts, caches) */
+        time_calls(1, &call);
+        bench_pairs(time_calls, &call, reps, shim, lib, ratio);
         if (rank == 0)
-            printf("%-9s %3d %10zu %12.3e %12.3e %12.3f\n", coll, p, bytes, median(shim, reps), median(lib, reps),
-                   median(ratio, reps));
+            printf("%-9s %3d %10zu %12.3e %12.3e %12.3f\n", coll, p, bytes, bench_median(shim, reps),
+                   bench_median(lib, reps), bench_median(ratio, reps));
     }
     free(s);
     free(r);

@@ -1,7 +1,6 @@
 /*
  * Shared by the paired benchmarks: the median, and REPS paired repetitions of
- * a timer, alternating which of the two paths goes first. bench_pair.c keeps
- * its own copies of these for now; it could include this.
+ * a timer, alternating which of the two paths goes first.
  */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H

@@ -108,16 +108,6 @@ double cs_butterfly_routing_cost(const cs_model *model, const cs_problem *prob, 
     return t;
 }
 
-int cs_butterfly_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K, params);
-}
-
-int cs_butterfly_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K, buf, size);
-}
-
 /* The largest useful k: every rank keeps at least one element. */
 static int cs_butterfly_max_k(const cs_problem *prob)
 {

@@ -33,8 +33,6 @@ double cs_butterfly_routing_cost(const cs_model *model, const cs_problem *prob, 
 int cs_log2_exact(int p); /* log2 p for a power of two, else -1 */
 
 /* Shared row functions of both butterflies. */
-int cs_butterfly_parse(const char *args, cs_params *params);
-int cs_butterfly_format(const cs_params *params, char *buf, size_t size);
 void cs_butterfly_tune_with(double (*cost)(const cs_model *, const cs_problem *, const cs_params *),
                             const cs_model *model, const cs_problem *prob, cs_params *params);
 

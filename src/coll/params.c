@@ -63,3 +63,23 @@ int cs_params_format(const cs_params *params, unsigned keys, char *buf, size_t s
                           cs_param_keys[i].key, v[i]);
     return n;
 }
+
+int cs_params_parse_bk(const char *args, cs_params *params)
+{
+    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K, params);
+}
+
+int cs_params_format_bk(const cs_params *params, char *buf, size_t size)
+{
+    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K, buf, size);
+}
+
+int cs_params_parse_bkr(const char *args, cs_params *params)
+{
+    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, params);
+}
+
+int cs_params_format_bkr(const cs_params *params, char *buf, size_t size)
+{
+    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, buf, size);
+}

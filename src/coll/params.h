@@ -11,4 +11,11 @@ int cs_params_parse(const char *args, unsigned keys, cs_params *params);
 /* The parameters that are set, in the form cs_params_parse reads. */
 int cs_params_format(const cs_params *params, unsigned keys, char *buf, size_t size);
 
+/* The rows whose parameters are b and k (butterfly, elimination), and b, k
+ * and rmax (ring), as cs_alg.parse and cs_alg.format. */
+int cs_params_parse_bk(const char *args, cs_params *params);
+int cs_params_format_bk(const cs_params *params, char *buf, size_t size);
+int cs_params_parse_bkr(const char *args, cs_params *params);
+int cs_params_format_bkr(const cs_params *params, char *buf, size_t size);
+
 #endif

@@ -18,6 +18,7 @@
  * k = n, m >> b: about 2 n alpha + 2 beta m + gamma m (bandwidth mode);
  * k = 0: n (alpha + (beta + gamma) m) (latency mode).
  */
+#include "coll/params.h"
 #include "coll/butterfly.h"
 
 static double cs_allreduce_butterfly_cost(const cs_model *model, const cs_problem *prob,
@@ -72,9 +73,9 @@ const cs_alg cs_allreduce_butterfly = {
     .description = "recursive halving and doubling, threshold b (Rabenseifner-Traeff 2004 s2)",
     .coll = CS_COLL_ALLREDUCE,
     .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
-    .parse = cs_butterfly_parse,
+    .parse = cs_params_parse_bk,
     .tune = cs_allreduce_butterfly_tune,
     .cost = cs_allreduce_butterfly_cost,
     .build = cs_allreduce_butterfly_build,
-    .format = cs_butterfly_format,
+    .format = cs_params_format_bk,
 };

@@ -24,6 +24,7 @@
  *          instead of combining it)
  *   cost = R + max(root, other); p = 1: rho m, or 0 in place.
  */
+#include "coll/params.h"
 #include "coll/butterfly.h"
 
 /* Does a non-commutative reduction phase leave `rank`'s block in scratch?
@@ -103,9 +104,9 @@ const cs_alg cs_reduce_butterfly = {
     .description = "recursive halving, then gather to the root (Rabenseifner-Traeff 2004 s2)",
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
-    .parse = cs_butterfly_parse,
+    .parse = cs_params_parse_bk,
     .tune = cs_reduce_butterfly_tune,
     .cost = cs_reduce_butterfly_cost,
     .build = cs_reduce_butterfly_build,
-    .format = cs_butterfly_format,
+    .format = cs_params_format_bk,
 };

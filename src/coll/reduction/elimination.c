@@ -25,6 +25,7 @@
  * every split stage; priced exactly on the ranks that can be slowest by
  * cs_red_reduce_cost.
  */
+#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
@@ -36,8 +37,8 @@ static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, c
 #define CS_ELIMINATION_ROW(collective, what)                                                                    \
     {                                                                                                          \
         .name = "elimination", .description = what, .coll = collective,                                       \
-        .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG, .parse = cs_red_parse, .tune = cs_elimination_tune,     \
-        .cost = cs_red_cost, .build = cs_red_build, .format = cs_red_format, .describe = cs_red_describe,    \
+        .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG, .parse = cs_params_parse_bk, .tune = cs_elimination_tune,     \
+        .cost = cs_red_cost, .build = cs_red_build, .format = cs_params_format_bk, .describe = cs_red_describe,    \
     }
 
 const cs_alg cs_allreduce_elimination =

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static int cs_red_split(const cs_red *r, int stage)
@@ -589,26 +588,6 @@ void cs_red_tune_rings(double (*cost)(const cs_model *, const cs_problem *, cons
         }
     }
     *params = best;
-}
-
-int cs_red_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K, params);
-}
-
-int cs_red_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K, buf, size);
-}
-
-int cs_red_ring_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, params);
-}
-
-int cs_red_ring_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, buf, size);
 }
 
 /* "butterfly x2 split, ring 3 whole, elimination 5 whole": each level in

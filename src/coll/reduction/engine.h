@@ -48,11 +48,7 @@ int cs_red_build(const cs_problem *prob, const cs_params *params, int rank, cs_s
 /* The plan of a row in words, for the log (cs_alg.describe). */
 int cs_red_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size);
 
-/* Rows' shared parts: parameters b and k (elimination), b, k and rmax (ring). */
-int cs_red_parse(const char *args, cs_params *params);
-int cs_red_format(const cs_params *params, char *buf, size_t size);
-int cs_red_ring_parse(const char *args, cs_params *params);
-int cs_red_ring_format(const cs_params *params, char *buf, size_t size);
+/* Rows' shared parts. */
 void cs_red_tune(double (*cost)(const cs_model *, const cs_problem *, const cs_params *), const cs_model *model,
                  const cs_problem *prob, cs_params *params);
 /* The same, and the cheapest rmax of 3, 5, 7 unless given. */

@@ -19,6 +19,7 @@
  * (f - 1) gamma m/f + 2 rho m/f; whole: ceil(log2 f) alpha + (f - 1)(beta +
  * gamma) m + 2 rho m; other levels as in elimination.c (cs_red_cost).
  */
+#include "coll/params.h"
 #include "coll/reduction/engine.h"
 
 static void cs_ring_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
@@ -29,8 +30,8 @@ static void cs_ring_tune(const cs_model *model, const cs_problem *prob, cs_param
 #define CS_RING_ROW(collective, what)                                                                          \
     {                                                                                                          \
         .name = "ring", .description = what, .coll = collective,                                              \
-        .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG, .parse = cs_red_ring_parse,            \
-        .tune = cs_ring_tune, .cost = cs_red_cost, .build = cs_red_build, .format = cs_red_ring_format,        \
+        .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG, .parse = cs_params_parse_bkr,            \
+        .tune = cs_ring_tune, .cost = cs_red_cost, .build = cs_red_build, .format = cs_params_format_bkr,        \
         .describe = cs_red_describe,                                                                           \
     }
 
