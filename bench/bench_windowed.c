@@ -1,15 +1,19 @@
 /*
- * Paired benchmark of the allreduce row "windowed" (recursive combination on
- * the wrapped ring) for small vectors: MPI_Allreduce through the shim, with
- * the algorithm forced by the environment (COLLSHIM_ALLREDUCE, set by
+ * Paired benchmark of allreduce rows on small vectors (issue 5 item 6):
+ * MPI_Allreduce through the shim, with the algorithm forced by the
+ * environment (COLLSHIM_ALLREDUCE=windowed, elimination or butterfly, set by
  * bench/run-windowed), against the library's PMPI_Allreduce in the same run,
  * alternating; MPI_INT with MPI_SUM (exact, so "windowed" may run). The
  * report: median seconds per call of each and the median of the
- * per-repetition ratios, for 4 to 64 bytes.
+ * per-repetition ratios, for 4 to 64 bytes. The first column is
+ * COLLSHIM_ALLREDUCE as given: a forced row whose restrictions fail (e.g.
+ * elimination at p a power of two) falls back to the shim's own choice.
  *
  * usage: mpiexec -n P env COLLSHIM_ALLREDUCE=windowed LD_PRELOAD=build/libcollshim.so
- *        bench_windowed [REPS]
- * Never with the test suite's yield wrapper: it changes timing.
+ *        bench_windowed [REPS [CALLS]]
+ * With more ranks than cores, add build/libcs_yield.so to LD_PRELOAD (after
+ * the shim): it slows both sides alike, so read the ratios, never compare the
+ * times with runs without it.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -55,7 +59,7 @@ int main(int argc, char **argv)
         bench_time(1, &c);
         bench_pairs(bench_time, &c, reps, shim, lib, ratio);
         if (rank == 0)
-            printf("%-10s %3d %6d %12.3e %12.3e %8.3f\n", alg ? alg : "auto", p, bytes, bench_median(shim, reps),
+            printf("%-11s %3d %6d %12.3e %12.3e %8.3f\n", alg ? alg : "auto", p, bytes, bench_median(shim, reps),
                    bench_median(lib, reps), bench_median(ratio, reps));
     }
     free(shim);

@@ -26,7 +26,10 @@ extern "C" {
  * a window of n ranks, rank i at offset r in it, clipped at both ends.
  * op may be any associative operator, commutative or not; the datatype must
  * be contiguous (MPI_ERR_TYPE otherwise). sendbuf may be MPI_IN_PLACE.
- * ceil(log2 n) rounds of one message per rank (recursive combination).
+ * Recursive combination (ceil(log2 n) rounds of one message per rank) or
+ * prefix-suffix (ceil(log2 n) + 1 rounds of one vector per message), the
+ * cheaper under the machine model; the configuration's window.method
+ * (COLLSHIM_WINDOW_METHOD) can fix the method.
  * Errors (1 <= n <= p, 0 <= r < n, count >= 0) go to comm's error handler
  * and are returned.
  */
@@ -40,7 +43,8 @@ int collshim_window_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
  * max(0, x - r) .. min(x - r + n - 1, N - 1), N = p * count. One boundary
  * exchange with each neighbour (r and n - 1 - r elements), then prefix and
  * suffix reductions over sections of n elements (§3.2, scalable case):
- * about 3 combining steps per element. Needs r <= count and
+ * about 3 combining steps per element; 2 for operators with an exact
+ * inverse (MPI_SUM on integer types, MPI_BXOR), by prefix differences. Needs r <= count and
  * n - 1 - r <= count when p > 1 (MPI_ERR_COUNT otherwise); no MPI_IN_PLACE.
  */
 int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

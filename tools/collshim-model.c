@@ -2,21 +2,28 @@
  * collshim-model: predicted times of allreduce for p processes.
  *
  * usage: collshim-model -p P [--config FILE] [--alpha S] [--beta S] [--gamma S] [--rho S]
- *                       [--bytes M[,M...]]
- *        collshim-model --table1
+ *                       [--bytes M[,M...]] [--window N:R]
+ *        collshim-model --table1 | --spr-table1 | --spr-plan N
  *
  * For each message size: the four protocols of Rabenseifner and Träff 2004,
  * §3.5 (ring and elimination, latency- and bandwidth-optimal), as the paper
  * prices them, and collshim's own allreduce algorithms with the parameters
  * the model tunes and their exact closed forms. --table1 prints the paper's
  * Table 1 from the same formulas (times in multiples of alpha).
+ * --window N:R prices instead collshim_window_reduce's methods for window N
+ * and offset R on p ranks (the slowest rank's schedule) and names the one
+ * chosen (with and without an inverse operator). --spr-table1 prints
+ * Table 1 of Szymanski et al. 1995 (the factorization algorithm's step
+ * counts, §3.3) and --spr-plan N the factorization of one window.
  */
 #include <getopt.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/window/window.h"
 #include "config/config.h"
 #include "model/protocols.h"
 #include "select/select.h"
@@ -24,8 +31,8 @@
 static void cs_usage(FILE *f)
 {
     fprintf(f, "usage: collshim-model -p P [--config FILE] [--alpha S] [--beta S] [--gamma S] [--rho S]\n"
-               "                      [--bytes M[,M...]]\n"
-               "       collshim-model --table1\n");
+               "                      [--bytes M[,M...]] [--window N:R]\n"
+               "       collshim-model --table1 | --spr-table1 | --spr-plan N\n");
 }
 
 /* As the paper prints: three significant digits, whole numbers from 1000 up. */
@@ -143,17 +150,79 @@ static void cs_print_model(int p, const cs_model *model, const size_t *sizes, in
     }
 }
 
+/* collshim_window_reduce's methods for window n, offset r on p ranks. */
+static void cs_print_window(int p, int n, int r, const cs_model *model, const size_t *sizes, int nsizes)
+{
+    printf("collshim_window_reduce, p = %d, n = %d, r = %d: the slowest rank's predicted seconds\n", p, n, r);
+    printf("%12s", "bytes");
+    for (int m = 0; m < CS_WIN_METHODS; m++)
+        printf(" %22s", cs_window_method_name((cs_window_method)m));
+    printf("  %-22s %s\n", "chosen", "(no inverse)");
+    for (int i = 0; i < nsizes; i++) {
+        double cost[CS_WIN_METHODS];
+        const cs_window_method with = cs_window_method_choose(model, p, n, r, sizes[i], 0, 1, cost);
+        const cs_window_method without = cs_window_method_choose(model, p, n, r, sizes[i], 0, 0, NULL);
+        printf("%12zu", sizes[i]);
+        for (int m = 0; m < CS_WIN_METHODS; m++)
+            printf(" %22.4e", cost[m]);
+        printf("  %-22s %s\n", cs_window_method_name(with), cs_window_method_name(without));
+    }
+}
+
+/* Table 1 of Szymanski et al. 1995: max c(k) over k <= n, and the first such k. */
+static int cs_print_spr_table1(void)
+{
+    static const int rows[] = {8, 64, 512, 4096, 32768};
+    cs_factor_table t;
+    if (cs_factor_table_make(32768, &t) != MPI_SUCCESS)
+        return 1;
+    printf("Table 1 (Szymanski, Maniatty and Sinharoy 1995): factorization algorithm's steps\n");
+    printf("%6s %12s %14s %6s  %s\n", "n", "ceil(log2 n)", "max c(k<=n)", "k", "plan of k");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int most = -1, at = 0, lg = 0;
+        char plan[256];
+        for (int k = 1; k <= rows[i]; k++)
+            if (cs_factor_count(&t, k) > most) {
+                most = cs_factor_count(&t, k);
+                at = k;
+            }
+        while ((1 << lg) < rows[i])
+            lg++;
+        cs_factor_format(&t, at, plan, sizeof plan);
+        printf("%6d %12d %14d %6d  %s\n", rows[i], lg, most, at, plan);
+    }
+    cs_factor_table_free(&t);
+    return 0;
+}
+
+static int cs_print_spr_plan(const char *arg)
+{
+    const int n = atoi(arg);
+    cs_factor_table t;
+    char plan[512];
+    if (n < 1 || cs_factor_table_make(n, &t) != MPI_SUCCESS) {
+        fprintf(stderr, "collshim-model: --spr-plan wants n from 1 to 65535, got %s\n", arg);
+        return 2;
+    }
+    cs_factor_format(&t, n, plan, sizeof plan);
+    printf("n = %d: %d steps by factorization (%s), %d by recursive combination\n", n, cs_factor_count(&t, n), plan,
+           31 - __builtin_clz((unsigned)n) + __builtin_popcount((unsigned)n) - 1);
+    cs_factor_table_free(&t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {{"config", required_argument, 0, 'c'}, {"alpha", required_argument, 0, 'a'},
                                           {"beta", required_argument, 0, 'b'},   {"gamma", required_argument, 0, 'g'},
                                           {"rho", required_argument, 0, 'r'},    {"bytes", required_argument, 0, 'm'},
                                           {"table1", no_argument, 0, 't'},       {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+                                          {"window", required_argument, 0, 'w'}, {"spr-table1", no_argument, 0, 'T'},
+                                          {"spr-plan", required_argument, 0, 'P'}, {0, 0, 0, 0}};
     cs_config cfg;
     cs_config_error err;
     size_t sizes[64] = {8, 64, 512, 4096, 32768, 262144, 2097152};
-    int nsizes = 7, p = 0, opt;
+    int nsizes = 7, p = 0, opt, wn = 0, wr = 0;
 
     cs_config_defaults(&cfg);
     while ((opt = getopt_long(argc, argv, "p:h", longs, NULL)) != -1) {
@@ -178,6 +247,14 @@ int main(int argc, char **argv)
             }
             break;
         case 't': cs_print_table1(); return 0;
+        case 'T': return cs_print_spr_table1();
+        case 'P': return cs_print_spr_plan(optarg);
+        case 'w':
+            if (sscanf(optarg, "%d:%d", &wn, &wr) != 2 || wn < 1 || wr < 0 || wr >= wn) {
+                fprintf(stderr, "collshim-model: --window wants N:R with 0 <= R < N, got %s\n", optarg);
+                return 2;
+            }
+            break;
         case 'h': cs_usage(stdout); return 0;
         default: cs_usage(stderr); return 2;
         }
@@ -186,6 +263,13 @@ int main(int argc, char **argv)
         cs_usage(stderr);
         return 2;
     }
-    cs_print_model(p, &cfg.model, sizes, nsizes);
+    if (wn > p) {
+        fprintf(stderr, "collshim-model: --window %d:%d needs p >= %d\n", wn, wr, wn);
+        return 2;
+    }
+    if (wn)
+        cs_print_window(p, wn, wr, &cfg.model, sizes, nsizes);
+    else
+        cs_print_model(p, &cfg.model, sizes, nsizes);
     return 0;
 }

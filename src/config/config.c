@@ -26,6 +26,7 @@ void cs_config_defaults(cs_config *cfg)
     strcpy(cfg->log_file, "stderr");
     cfg->log_all_ranks = 1;
     cfg->reproducible = 1;
+    cfg->window_method = -1;
 }
 
 /*

@@ -52,6 +52,7 @@ typedef struct cs_config {
     int nlog_ranks;
     int strict;       /* a configuration error aborts instead of falling back */
     int reproducible; /* only rank-invariant results (default 1) */
+    int window_method; /* collshim_window_reduce: -1 the model chooses, else a cs_window_method */
     char source[PATH_MAX]; /* the file read, "" for the built-in defaults */
 } cs_config;
 

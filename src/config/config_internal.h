@@ -23,6 +23,9 @@ int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n);
 int cs_cfg_parse_choice(cs_coll coll, const char *spec, cs_coll_config *cc, char *why, size_t n);
 
 /* "stderr" or a path pattern with %r, %p, %%; copied into out[PATH_MAX]. */
+/* "auto" (-1) or a window method's name (coll/window/window.h). */
+int cs_cfg_parse_window_method(const char *s, int *out, char *why, size_t n);
+
 int cs_cfg_parse_log_file(const char *s, char *out, char *why, size_t n);
 
 /* A decimal number; YAML's and C's spellings of infinity and NaN are errors. */

@@ -372,6 +372,22 @@ static const cs_key cs_log_keys[] = {
 };
 static const cs_section cs_log_section = {"log", cs_log_keys, CS_NKEYS(cs_log_keys)};
 
+static int cs_set_window_method(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
+                                const char *path)
+{
+    cs_config *cfg = obj;
+
+    CS_YAML_PARSE(y, value, path, "auto or a window method",
+                  cs_cfg_parse_window_method(s, &cfg->window_method, why, sizeof why));
+    return 0;
+}
+
+/* The window keys set fields of cs_config itself, like the log keys. */
+static const cs_key cs_window_keys[] = {
+    {"method", cs_set_window_method, 0, 0, NULL},
+};
+static const cs_section cs_window_section = {"window", cs_window_keys, CS_NKEYS(cs_window_keys)};
+
 static const cs_key cs_top_keys[] = {
     {"model", cs_set_section, offsetof(cs_config, model), 0, &cs_model_section},
     {"alltoall", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_ALLTOALL]), CS_COLL_ALLTOALL,
@@ -381,6 +397,7 @@ static const cs_key cs_top_keys[] = {
     {"reduce", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_REDUCE]), CS_COLL_REDUCE,
      &cs_reduce_section},
     {"log", cs_set_section, 0, 0, &cs_log_section},
+    {"window", cs_set_section, 0, 0, &cs_window_section},
     {"strict", cs_set_bool, offsetof(cs_config, strict), 0, NULL},
     {"reproducible", cs_set_bool, offsetof(cs_config, reproducible), 0, NULL},
 };

@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "config/config_internal.h"
+#include "coll/window/window.h"
 
 /* ---- value parsers ---------------------------------------------------- */
 
@@ -47,6 +48,19 @@ int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n)
         }
     }
     snprintf(why, n, "unknown log level '%.40s' (valid: off, summary, calls)", s);
+    return -1;
+}
+
+int cs_cfg_parse_window_method(const char *s, int *out, char *why, size_t n)
+{
+    if (strcasecmp(s, "auto") == 0) {
+        *out = -1;
+        return 0;
+    }
+    if ((*out = cs_window_method_parse(s)) >= 0)
+        return 0;
+    snprintf(why, n, "unknown window method '%.40s' (valid: auto, recursive, prefix-suffix, prefix-suffix-inverse)",
+             s);
     return -1;
 }
 

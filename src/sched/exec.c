@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sched/exec.h"
+#include "sched/inverse.h"
 
 #define CS_EXEC_TAG 0x7c5
 #define CS_EXEC_INLINE_REQS 8
@@ -25,6 +26,8 @@ static int cs_exec_local(const cs_step *st, cs_exec *x)
         memmove(dst, src, st->len);
         return MPI_SUCCESS;
     }
+    if (st->kind == CS_STEP_UNREDUCE)
+        return cs_inverse_apply(x->op, x->type, src, dst, st->len / x->type_extent);
     /* MPI addresses a buffer of this type at data - true_lb. */
     return PMPI_Reduce_local(src - x->type_lb, dst - x->type_lb, (int)(st->len / x->type_extent), x->type,
                              x->op);
@@ -116,7 +119,7 @@ int cs_exec_run(const cs_sched *s, cs_exec *x)
                 rc = wrc;
         }
         for (size_t i = first; i < end && rc == MPI_SUCCESS; i++)
-            if (s->steps[i].kind == CS_STEP_COPY || s->steps[i].kind == CS_STEP_REDUCE)
+            if (s->steps[i].kind >= CS_STEP_COPY)
                 rc = cs_exec_local(&s->steps[i], x);
     }
 

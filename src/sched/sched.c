@@ -88,7 +88,8 @@ static void cs_sched_price_add(cs_sched *s, const cs_step *st)
     switch (st->kind) {
     case CS_STEP_SEND: s->p_sent += st->len; s->p_sends++; break;
     case CS_STEP_RECV: s->p_recv += st->len; s->p_recvs++; break;
-    case CS_STEP_REDUCE: s->p_reduced += st->len; break;
+    case CS_STEP_REDUCE:
+    case CS_STEP_UNREDUCE: s->p_reduced += st->len; break;
     default: s->p_copied += st->len; break;
     }
 }
@@ -133,6 +134,14 @@ void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst
     if (len == 0)
         return;
     cs_sched_add(s, (cs_step){.kind = CS_STEP_REDUCE, .buf = src, .dst = dst, .off = off,
+                              .dst_off = dst_off, .len = len});
+}
+
+void cs_sched_unreduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
+{
+    if (len == 0)
+        return;
+    cs_sched_add(s, (cs_step){.kind = CS_STEP_UNREDUCE, .buf = src, .dst = dst, .off = off,
                               .dst_off = dst_off, .len = len});
 }
 

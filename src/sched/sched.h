@@ -32,7 +32,8 @@ typedef enum cs_step_kind {
     CS_STEP_SEND,
     CS_STEP_RECV,
     CS_STEP_COPY,  /* dst[dst_off..+len) = src[off..+len) */
-    CS_STEP_REDUCE /* dst = src (+) dst: src is the left operand, as in MPI_Reduce_local */
+    CS_STEP_REDUCE,  /* dst = src (+) dst: src is the left operand, as in MPI_Reduce_local */
+    CS_STEP_UNREDUCE /* dst = dst (-) src: the inverse operator (sched/inverse.h), commutative groups only */
 } cs_step_kind;
 
 typedef struct cs_step {
@@ -72,6 +73,7 @@ void cs_sched_send(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
 void cs_sched_recv(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
 void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
 void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
+void cs_sched_unreduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
 void cs_sched_scratch(cs_sched *s, cs_buf tmp, size_t bytes);
 
 /* The steps of round r are steps[first .. end). */

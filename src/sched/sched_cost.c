@@ -19,7 +19,8 @@ void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats
             switch (st->kind) {
             case CS_STEP_SEND: sent += st->len; sends++; break;
             case CS_STEP_RECV: received += st->len; recvs++; break;
-            case CS_STEP_REDUCE: reduced += st->len; break;
+            case CS_STEP_REDUCE:
+            case CS_STEP_UNREDUCE: reduced += st->len; break;
             default: copied += st->len; break;
             }
         }

@@ -1,6 +1,7 @@
 /*
  * The extension API of include/collshim.h: windowed reduction across ranks
- * (recursive combination, src/coll/window/) and over a block-distributed
+ * (recursive combination or prefix-suffix, src/coll/window/, the cheaper
+ * under the model unless window.method says) and over a block-distributed
  * array (one boundary exchange, then prefix and suffix reductions over
  * sections of the window's length: Szymanski et al. 1995, §3.2, scalable
  * case). Both run on the communicator's private duplicate, from its
@@ -11,6 +12,7 @@
 
 #include "coll/window/window.h"
 #include "collshim.h"
+#include "sched/inverse.h"
 #include "shim/shim.h"
 
 #define CS_WINDOW_TAG 0x7c6
@@ -60,26 +62,38 @@ static int cs_window_check(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op o
     return MPI_SUCCESS;
 }
 
-/* The schedule of this call: the context's last one if it is the same. */
-static int cs_window_schedule(cs_context *ctx, const cs_problem *prob, int n, int r)
+/* The method of a call: the configured one (prefix-suffix-inverse only with
+ * an inverse, else prefix-suffix), or the model's cheapest. */
+static cs_window_method cs_window_method_of(const cs_problem *prob, int n, int r, int inverse)
+{
+    const int given = cs_shim.cfg.window_method;
+    if (given == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse)
+        return CS_WIN_PREFIX_SUFFIX;
+    if (given >= 0)
+        return (cs_window_method)given;
+    return cs_window_method_choose(&cs_shim.cfg.model, prob->p, n, r, prob->bytes,
+                                   (prob->flags & CS_PROB_INPLACE) != 0, inverse, NULL);
+}
+
+/* The schedule of this call: the context's last one if it is the same
+ * (the key: the problem, n, r and whether the operator has an inverse). */
+static int cs_window_schedule(cs_context *ctx, const cs_problem *prob, int n, int r, int inverse)
 {
     cs_params params;
-    cs_window_plan plan;
     cs_params_init(&params);
-    params.nparts = 2;
+    params.nparts = 3;
     params.parts[0] = n;
     params.parts[1] = r;
+    params.parts[2] = inverse;
     if (ctx->sched_alg == &cs_window_tag && ctx->sched_prob.p == prob->p && ctx->sched_prob.count == prob->count &&
         ctx->sched_prob.elem == prob->elem && ctx->sched_prob.flags == prob->flags &&
-        ctx->sched_params.parts[0] == n && ctx->sched_params.parts[1] == r)
+        ctx->sched_params.parts[0] == n && ctx->sched_params.parts[1] == r && ctx->sched_params.parts[2] == inverse)
         return MPI_SUCCESS;
     ctx->sched_alg = NULL;
     cs_sched_reset(&ctx->sched);
-    int rc = cs_window_plan_make(prob->p, n, r, 0, &plan);
-    if (rc == MPI_SUCCESS)
-        rc = cs_window_build(&plan, ctx->rank, prob->count, prob->elem, (prob->flags & CS_PROB_INPLACE) != 0,
-                             &ctx->sched);
-    cs_window_plan_free(&plan);
+    const cs_window_method method = cs_window_method_of(prob, n, r, inverse);
+    int rc = cs_window_method_build(method, prob->p, n, r, ctx->rank, prob->count, prob->elem,
+                                    (prob->flags & CS_PROB_INPLACE) != 0, &ctx->sched);
     if (rc == MPI_SUCCESS) {
         ctx->sched_alg = &cs_window_tag;
         ctx->sched_prob = *prob;
@@ -106,7 +120,7 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
     const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = (size_t)count, .elem = (size_t)t.extent,
                              .bytes = (size_t)count * (size_t)t.extent,
                              .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
-    rc = cs_window_schedule(ctx, &prob, n, r);
+    rc = cs_window_schedule(ctx, &prob, n, r, cs_inverse_exists(op, datatype));
     if (rc == MPI_SUCCESS) {
         cs_exec x = {.type = datatype, .type_lb = t.true_lb, .type_extent = (size_t)t.extent, .op = op,
                      .comm = ctx->comm, .scratch = &ctx->scratch};
@@ -169,6 +183,34 @@ static int cs_window_block_local(const cs_win_type *t, MPI_Datatype type, MPI_Op
     return rc;
 }
 
+/*
+ * The same with an exact inverse (MPI_SUM on integers, MPI_BXOR: §3.2,
+ * footnote f): the running prefixes Q of e, and element x's window [lo, hi]
+ * is Q[hi] (-) Q[lo - 1]; two steps per element instead of three. Exact:
+ * integer sums wrap modulo 2^w, so the differences are the sums.
+ */
+static int cs_window_block_inverse(const cs_win_type *t, MPI_Datatype type, MPI_Op op, const char *e, size_t len,
+                                   size_t first, size_t count, int n, int r, char *out)
+{
+    const size_t x = (size_t)t->extent;
+    char *q = malloc(len * x + 1);
+    int rc = q ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+
+    if (rc == MPI_SUCCESS)
+        memcpy(q, e, len * x);
+    for (size_t i = 1; i < len && rc == MPI_SUCCESS; i++)
+        rc = cs_window_op(t, type, op, q + (i - 1) * x, q + i * x);
+    for (size_t i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        const long long want = (long long)(first + i) - r;
+        const size_t hi = (size_t)(want + n - 1) < len ? (size_t)(want + n - 1) : len - 1;
+        memcpy(out + i * x, q + hi * x, x);
+        if (want > 0)
+            rc = cs_inverse_apply(op, type, q + (size_t)(want - 1) * x, out + i * x, 1);
+    }
+    free(q);
+    return rc;
+}
+
 /* The exchange: r elements from the left neighbour, n - 1 - r from the right. */
 static int cs_window_halo(const cs_context *ctx, const cs_win_type *t, const char *mine, int count, int n, int r,
                           char *e, int left, int right)
@@ -221,8 +263,8 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
     memcpy(e + (size_t)left * x, mine, (size_t)count * x);
     rc = cs_window_halo(ctx, &t, mine, count, n, r, e, left, right);
     if (rc == MPI_SUCCESS)
-        rc = cs_window_block_local(&t, datatype, op, e, len, (size_t)left, (size_t)count, n, r,
-                                   (char *)recvbuf + t.true_lb);
+        rc = (cs_inverse_exists(op, datatype) ? cs_window_block_inverse : cs_window_block_local)(
+            &t, datatype, op, e, len, (size_t)left, (size_t)count, n, r, (char *)recvbuf + t.true_lb);
     free(e);
     return cs_window_fail(comm, rc);
 }

@@ -3,9 +3,11 @@
  * computed from PMPI_Allgather, at the p of the run (the driver runs p <= 16):
  * - collshim_window_reduce for every window n and offset r, with a non-commutative user
  *   operator (composition of affine maps x -> a x + b mod 2^32, left operand applied first) at
- *   counts 1 and 3, in place and not, and with MPI_MAX and MPI_SUM on ints;
- * - collshim_window_reduce_block on slices of 1, 5 and 8 elements, every n and r the slice
- *   allows, non-commutative and MPI_MAX;
+ *   counts 1 and 3, in place and not, with MPI_MAX, MPI_SUM and MPI_BXOR on ints and MPI_SUM
+ *   on int64 (the last three have an inverse: prefix-suffix-inverse runs on them when
+ *   COLLSHIM_WINDOW_METHOD asks for it, prefix-suffix on the others);
+ * - collshim_window_reduce_block on slices of 1 to 8 elements, every n and r the slice
+ *   allows, non-commutative, MPI_MAX, and the three with an inverse (prefix differences);
  * - bad arguments (n < 1, n > p, r outside 0..n-1, count < 0, a short slice) under
  *   MPI_ERRORS_RETURN and under a counting error handler: the MPI error class, the handler
  *   called, and the communicator still usable.
@@ -33,22 +35,47 @@ static void win_compose_fn(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
+/* The datatype of an operator's test: the affine maps, int64 for "sum64", else int. */
+static MPI_Op win_sum64 = MPI_OP_NULL; /* a tag for MPI_SUM on MPI_INT64_T (never created) */
+
+static MPI_Datatype win_type(MPI_Op op)
+{
+    return op == win_compose ? win_affine : op == win_sum64 ? MPI_INT64_T : MPI_INT;
+}
+
+static MPI_Op win_mpi_op(MPI_Op op)
+{
+    return op == win_sum64 ? MPI_SUM : op;
+}
+
+static const char *win_op_name(MPI_Op op)
+{
+    return op == win_compose ? "compose" : op == win_sum64 ? "sum64" : op == MPI_MAX ? "max" : op == MPI_BXOR ? "bxor" : "sum";
+}
+
 static void win_combine(MPI_Op op, const uint32_t *left, uint32_t *right, int count)
 {
     if (op == win_compose) {
         win_compose_fn((void *)left, right, &count, NULL);
         return;
     }
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && op == win_sum64; i++) {
+        uint64_t l, r;
+        memcpy(&l, left + 2 * i, 8);
+        memcpy(&r, right + 2 * i, 8);
+        r += l;
+        memcpy(right + 2 * i, &r, 8);
+    }
+    for (int i = 0; i < count && op != win_sum64; i++) {
         const int32_t l = (int32_t)left[i], r = (int32_t)right[i];
-        right[i] = op == MPI_MAX ? (uint32_t)(l > r ? l : r) : left[i] + right[i];
+        right[i] = op == MPI_MAX ? (uint32_t)(l > r ? l : r) : op == MPI_BXOR ? left[i] ^ right[i] : left[i] + right[i];
     }
 }
 
-/* Words per element: 2 for the affine maps, 1 for ints. */
+/* Words per element: 2 for the affine maps and int64, 1 for ints. */
 static int win_words(MPI_Op op)
 {
-    return op == win_compose ? 2 : 1;
+    return op == win_compose || op == win_sum64 ? 2 : 1;
 }
 
 static void win_fill(uint32_t *v, int words, int count, int who, int salt)
@@ -69,7 +96,7 @@ static void win_reference(MPI_Op op, const uint32_t *all, int words, int count, 
 static void win_check_ranks(MPI_Op op, int count, int inplace)
 {
     const int p = cs_wsize, words = win_words(op);
-    const MPI_Datatype type = op == win_compose ? win_affine : MPI_INT;
+    const MPI_Datatype type = win_type(op);
     const size_t w = (size_t)words * (size_t)count;
     uint32_t *all = malloc(w * (size_t)p * 4), *mine = malloc(w * 4), *got = malloc(w * 4), *want = malloc(w * 4);
     for (int n = 1; n <= p; n++)
@@ -77,13 +104,13 @@ static void win_check_ranks(MPI_Op op, int count, int inplace)
             const int salt = n * 131 + r;
             win_fill(mine, words, count, cs_wrank, salt);
             PMPI_Allgather(mine, (int)w, MPI_UINT32_T, all, (int)w, MPI_UINT32_T, MPI_COMM_WORLD);
-            cs_set_case("window_reduce p=%d n=%d r=%d count=%d op=%s%s", p, n, r, count,
-                        op == win_compose ? "compose" : op == MPI_MAX ? "max" : "sum", inplace ? " in place" : "");
+            cs_set_case("window_reduce p=%d n=%d r=%d count=%d op=%s%s", p, n, r, count, win_op_name(op),
+                        inplace ? " in place" : "");
             if (inplace)
                 memcpy(got, mine, w * 4);
             else
                 memset(got, 0xa5, w * 4);
-            int rc = win_reduce(inplace ? MPI_IN_PLACE : mine, got, count, type, op, n, r, MPI_COMM_WORLD);
+            int rc = win_reduce(inplace ? MPI_IN_PLACE : mine, got, count, type, win_mpi_op(op), n, r, MPI_COMM_WORLD);
             CHECK(rc == MPI_SUCCESS, "returned %d", rc);
             const int lo = cs_wrank - r < 0 ? 0 : cs_wrank - r;
             const int hi = cs_wrank - r + n - 1 > p - 1 ? p - 1 : cs_wrank - r + n - 1;
@@ -99,7 +126,7 @@ static void win_check_ranks(MPI_Op op, int count, int inplace)
 static void win_check_block(MPI_Op op, int count)
 {
     const int p = cs_wsize, words = win_words(op), total = p * count;
-    const MPI_Datatype type = op == win_compose ? win_affine : MPI_INT;
+    const MPI_Datatype type = win_type(op);
     const size_t w = (size_t)words * (size_t)count;
     uint32_t *all = malloc(w * (size_t)p * 4), *mine = malloc(w * 4), *got = malloc(w * 4), *want = malloc(4 * 2);
     for (int n = 1; n <= 2 * count + 1; n++)
@@ -109,9 +136,8 @@ static void win_check_block(MPI_Op op, int count)
             const int salt = 7 + n * 131 + r;
             win_fill(mine, words, count, cs_wrank, salt);
             PMPI_Allgather(mine, (int)w, MPI_UINT32_T, all, (int)w, MPI_UINT32_T, MPI_COMM_WORLD);
-            cs_set_case("window_reduce_block p=%d count=%d n=%d r=%d op=%s", p, count, n, r,
-                        op == win_compose ? "compose" : "max");
-            int rc = win_block(mine, got, count, type, op, n, r, MPI_COMM_WORLD);
+            cs_set_case("window_reduce_block p=%d count=%d n=%d r=%d op=%s", p, count, n, r, win_op_name(op));
+            int rc = win_block(mine, got, count, type, win_mpi_op(op), n, r, MPI_COMM_WORLD);
             CHECK(rc == MPI_SUCCESS, "returned %d", rc);
             for (int i = 0; i < count; i++) {
                 const int x = cs_wrank * count + i;
@@ -195,9 +221,17 @@ int main(int argc, char **argv)
         win_check_ranks(win_compose, 3, 1);
         win_check_ranks(MPI_MAX, 2, 0);
         win_check_ranks(MPI_SUM, 5, 1);
+        win_check_ranks(MPI_SUM, 4, 0);
+        win_check_ranks(MPI_BXOR, 3, 0);
+        PMPI_Op_create(win_compose_fn, 1, &win_sum64); /* only a distinct handle for the tag */
+        win_check_ranks(win_sum64, 2, 1);
         win_check_block(win_compose, 1);
         win_check_block(win_compose, 5);
         win_check_block(MPI_MAX, 8);
+        win_check_block(MPI_SUM, 6);
+        win_check_block(win_sum64, 3);
+        win_check_block(MPI_BXOR, 4);
+        PMPI_Op_free(&win_sum64);
         win_check_errors();
         PMPI_Op_free(&win_compose);
         PMPI_Type_free(&win_affine);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll/window/window.h"
 #include "config/config.h"
 
 #ifndef CS_FIXTURES
@@ -29,7 +30,7 @@ Suite *make_config_suite(void);
 
 static const char *const env_names[] = {
     "COLLSHIM_CONFIG",    "COLLSHIM_LOG",    "COLLSHIM_LOG_LEVEL", "COLLSHIM_ALLTOALL",
-    "COLLSHIM_ALLREDUCE", "COLLSHIM_REDUCE", "COLLSHIM_STRICT",
+    "COLLSHIM_ALLREDUCE", "COLLSHIM_REDUCE", "COLLSHIM_STRICT", "COLLSHIM_WINDOW_METHOD",
 };
 
 /* Each test starts from an empty COLLSHIM_* environment, whatever the runner's. */
@@ -227,7 +228,7 @@ static const struct bad_case {
     {"bad_complex_key.yaml", 1, 3, "expected a key name, got a list", 0},
     {"bad_top_key.yaml", 3, 1,
      "unknown key 'modle' in the top level (valid: model, alltoall, allreduce, reduce, log, "
-     "strict, reproducible)",
+     "window, strict, reproducible)",
      0},
     {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma)",
      0},
@@ -260,6 +261,10 @@ static const struct bad_case {
      0},
     {"bad_ranks_nested.yaml", 2, 14, "log.ranks[1]: expected a rank, got a list", 0},
     {"bad_strict.yaml", 1, 9, "strict: expected true or false", 0},
+    {"bad_window_method.yaml", 2, 11,
+     "window.method: unknown window method 'fastest' (valid: auto, recursive, prefix-suffix, "
+     "prefix-suffix-inverse)",
+     0},
     {"bad_reproducible.yaml", 1, 15, "reproducible: expected true or false", 0},
     {"bad_range_order.yaml", 2, 12, "alltoall.native[0]: empty range, lo 1048576 > hi 64", 0},
     {"bad_range_negative.yaml", 2, 13, "alltoall.native[0][0]: must be >= 0, got '-1'", 0},
@@ -432,7 +437,28 @@ static const struct env_case {
     {"COLLSHIM_REDUCE", "bogus", -1,
      "COLLSHIM_REDUCE: unknown algorithm 'bogus' (known: auto, native, butterfly"},
     {"COLLSHIM_REDUCE", "", 0, NULL}, /* empty is unset */
+    {"COLLSHIM_WINDOW_METHOD", "prefix-suffix", 0, NULL},
+    {"COLLSHIM_WINDOW_METHOD", "fast", -1, "COLLSHIM_WINDOW_METHOD: unknown window method 'fast'"},
 };
+
+/* window.method and COLLSHIM_WINDOW_METHOD set the method; auto is -1. */
+START_TEST(test_window_method)
+{
+    cs_config cfg;
+    cs_config_error err;
+
+    cs_config_defaults(&cfg);
+    ck_assert_int_eq(cfg.window_method, -1);
+    ck_assert_int_eq(load_text("window:\n  method: prefix-suffix-inverse\n", &cfg, &err), 0);
+    ck_assert_int_eq(cfg.window_method, CS_WIN_PREFIX_SUFFIX_INVERSE);
+    setenv("COLLSHIM_WINDOW_METHOD", "recursive", 1);
+    ck_assert_int_eq(cs_config_apply_env(&cfg, &err), 0);
+    ck_assert_int_eq(cfg.window_method, CS_WIN_RECURSIVE);
+    setenv("COLLSHIM_WINDOW_METHOD", "auto", 1);
+    ck_assert_int_eq(cs_config_apply_env(&cfg, &err), 0);
+    ck_assert_int_eq(cfg.window_method, -1);
+}
+END_TEST
 
 START_TEST(test_env_value)
 {
@@ -670,6 +696,7 @@ Suite *make_config_suite(void)
 
     tcase_add_checked_fixture(env, clear_env, NULL);
     tcase_add_loop_test(env, test_env_value, 0, NELEMS(env_cases));
+    tcase_add_test(env, test_window_method);
     tcase_add_test(env, test_env_choices);
     tcase_add_loop_test(env, test_env_log, 0, NELEMS(log_cases));
 

@@ -36,32 +36,19 @@ static int cs_allreduce_windowed_build(const cs_problem *prob, const cs_params *
     return cs_window_build(plan, rank, prob->count, prob->elem, (prob->flags & CS_PROB_INPLACE) != 0, s);
 }
 
-/* Every length of the schedule is a multiple of m: price the one-byte
- * schedules under a model whose per-byte prices are m times larger. */
+static int cs_allreduce_windowed_rank(const void *arg, int rank, int inplace, cs_sched *s)
+{
+    const cs_window_plan *plan = arg;
+    return cs_window_build(plan, rank, 1, 1, inplace, s);
+}
+
 static double cs_allreduce_windowed_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const double m = (double)prob->bytes;
-    const cs_model scaled = {
-        .alpha = model->alpha, .beta = model->beta * m, .rho = model->rho * m, .gamma = model->gamma * m};
     const cs_window_plan *plan = prob->bytes ? cs_window_plan_cached(prob->p, prob->p, 0, 1) : NULL;
-    cs_sched s;
-    double worst = 0.0;
-
     if (!plan)
         return prob->bytes == 0 ? 0.0 : HUGE_VAL;
-    cs_sched_init(&s);
-    for (int rank = 0; rank < prob->p; rank++) {
-        cs_sched_stats st;
-        cs_sched_reset(&s);
-        if (cs_window_build(plan, rank, 1, 1, (prob->flags & CS_PROB_INPLACE) != 0, &s) != MPI_SUCCESS) {
-            worst = HUGE_VAL;
-            break;
-        }
-        cs_sched_stats_get(&s, &scaled, &st);
-        worst = st.cost > worst ? st.cost : worst;
-    }
-    cs_sched_free(&s);
-    return worst;
+    return cs_window_price(model, prob->p, prob->bytes, (prob->flags & CS_PROB_INPLACE) != 0,
+                           cs_allreduce_windowed_rank, plan);
 }
 
 const cs_alg cs_allreduce_windowed = {

@@ -87,4 +87,72 @@ void cs_window_operands(const cs_window_plan *plan, cs_window_ref v, cs_window_r
  */
 int cs_window_build(const cs_window_plan *plan, int rank, size_t count, size_t elem, int inplace, cs_sched *s);
 
+/* Prefix-suffix (window_prefix_suffix.c): the schedule of one rank, the
+ * same buffers as cs_window_build; MPI_ERR_ARG for arguments out of range.
+ * inverse: the operator has an exact inverse (sched/inverse.h); the
+ * schedule may then hold CS_STEP_UNREDUCE steps. */
+int cs_window_ps_build(int p, int n, int r, int rank, size_t count, size_t elem, int inplace, int inverse,
+                       cs_sched *s);
+
+/* ---- the two methods side by side (window_method.c) */
+
+typedef enum cs_window_method {
+    CS_WIN_RECURSIVE,
+    CS_WIN_PREFIX_SUFFIX,
+    CS_WIN_PREFIX_SUFFIX_INVERSE, /* only for operators with an inverse */
+    CS_WIN_METHODS
+} cs_window_method;
+
+/* "recursive", "prefix-suffix", "prefix-suffix-inverse" */
+const char *cs_window_method_name(cs_window_method method);
+
+/* The method of a name; -1 if none. */
+int cs_window_method_parse(const char *name);
+
+/* One rank's schedule of a window reduction (not wrapped) by `method`. */
+int cs_window_method_build(cs_window_method method, int p, int n, int r, int rank, size_t count, size_t elem,
+                           int inplace, cs_sched *s);
+
+/* One rank's schedule of a vector of one byte, for cs_window_price. */
+typedef int (*cs_window_rank_fn)(const void *arg, int rank, int inplace, cs_sched *s);
+
+/* The slowest of the p ranks' costs under model for vectors of `bytes`
+ * (every length of these schedules is a multiple of the vector's): the
+ * schedules of a one-byte vector priced with the per-byte prices scaled.
+ * HUGE_VAL if a schedule cannot be built. O(p) builds. */
+double cs_window_price(const cs_model *model, int p, size_t bytes, int inplace, cs_window_rank_fn fn,
+                       const void *arg);
+
+/* The methods' costs into cost[] (when not NULL; HUGE_VAL for the inverse
+ * one without `inverse`) and the cheapest; the first on a tie. */
+cs_window_method cs_window_method_choose(const cs_model *model, int p, int n, int r, size_t bytes, int inplace,
+                                         int inverse, double cost[CS_WIN_METHODS]);
+
+/* ---- §3.3's factorization algorithm: step counts only (window_factor.c) */
+
+enum { CS_FACTOR_S = 17 }; /* s = 0..16: n up to 2^16 - 1 */
+enum { CS_FACTOR_RECURSIVE, CS_FACTOR_PRODUCT, CS_FACTOR_SUM };
+
+/* How (n, s) is reached: recursive combination, a * (n / a) (a built
+ * first) or a + (n - a); sa and sb the s of the two parts. */
+typedef struct cs_factor_entry {
+    uint8_t c, kind, sa, sb;
+    int a;
+} cs_factor_entry;
+
+typedef struct cs_factor_table {
+    int nmax;
+    cs_factor_entry *e; /* [(nmax + 1) * CS_FACTOR_S] */
+} cs_factor_table;
+
+/* c(n) for every n <= nmax (1..65535): MPI_SUCCESS, MPI_ERR_ARG, MPI_ERR_NO_MEM. */
+int cs_factor_table_make(int nmax, cs_factor_table *t);
+void cs_factor_table_free(cs_factor_table *t);
+
+/* c(n), the fewest steps; -1 outside the table. */
+int cs_factor_count(const cs_factor_table *t, int n);
+
+/* The plan of n as the paper writes it ("2 + 5*9"); 0, or -1 if it does not fit. */
+int cs_factor_format(const cs_factor_table *t, int n, char *buf, size_t size);
+
 #endif
