@@ -165,11 +165,30 @@ static void cs_log_face(const cs_params *params, char *buf, size_t size)
         snprintf(buf, size, "; hull face %zu..%zu B (%s)", params->face_lo, params->face_hi, src);
 }
 
+/* The numbers a line may lack: "null" where there is no prediction or no schedule. */
+typedef struct cs_log_numbers {
+    char predicted[32], rounds[24], sent[24];
+} cs_log_numbers;
+
+static void cs_log_numbers_get(double predicted, const cs_sched_stats *stats, cs_log_numbers *out)
+{
+    strcpy(out->predicted, "null");
+    strcpy(out->rounds, "null");
+    strcpy(out->sent, "null");
+    if (predicted >= 0)
+        snprintf(out->predicted, sizeof(out->predicted), "%.3e", predicted);
+    if (stats) {
+        snprintf(out->rounds, sizeof(out->rounds), "%d", stats->rounds);
+        snprintf(out->sent, sizeof(out->sent), "%zu", stats->sent_bytes);
+    }
+}
+
 static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
     const cs_decision *d = r->d;
-    char alg[128], predicted[32] = "null", rounds[24] = "null", sent[24] = "null", face[80], plan[160] = "";
+    char alg[128], face[80], plan[160] = "";
+    cs_log_numbers num;
 
     cs_log_alg_spec(d, alg, sizeof(alg));
     cs_log_face(&d->params, face, sizeof(face));
@@ -182,12 +201,7 @@ static void cs_log_write_call(const cs_record *r)
         else
             plan[0] = '\0';
     }
-    if (d->predicted >= 0)
-        snprintf(predicted, sizeof(predicted), "%.3e", d->predicted);
-    if (r->stats) {
-        snprintf(rounds, sizeof(rounds), "%d", r->stats->rounds);
-        snprintf(sent, sizeof(sent), "%zu", r->stats->sent_bytes);
-    }
+    cs_log_numbers_get(d->predicted, r->stats, &num);
     /* One fprintf per line: stdio's lock keeps lines whole across threads. */
     fprintf(cs_log.out,
             "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
@@ -196,7 +210,20 @@ static void cs_log_write_call(const cs_record *r)
             cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
             (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", prob->root,
             alg, plan, d->reason, face, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
-            d->passed ? d->declined : "", d->passed ? ")" : "", predicted, r->elapsed, rounds, sent);
+            d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted, r->elapsed, num.rounds, num.sent);
+}
+
+void cs_log_window(const cs_window_record *w)
+{
+    cs_log_numbers num;
+    if (cs_log.level != CS_LOG_CALLS)
+        return;
+    cs_log_numbers_get(w->predicted, w->stats, &num);
+    fprintf(cs_log.out,
+            "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"n\":%d,\"r\":%d,\"inplace\":%s,"
+            "\"alg\":\"%s\",\"reason\":\"%s\",\"predicted_s\":%s,\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
+            w->coll, w->rank, w->p, w->bytes, cs_log_op_name(w->op), w->n, w->r, w->inplace ? "true" : "false", w->alg,
+            w->reason, num.predicted, w->elapsed, num.rounds, num.sent);
 }
 
 void cs_log_call(const cs_record *r)

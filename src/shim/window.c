@@ -12,6 +12,7 @@
 
 #include "coll/window/window.h"
 #include "collshim.h"
+#include "log/log.h"
 #include "sched/inverse.h"
 #include "shim/shim.h"
 
@@ -62,13 +63,24 @@ static int cs_window_check(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op o
     return MPI_SUCCESS;
 }
 
+/* Why a method was taken, for the log. */
+static const char *const cs_window_reasons[] = {
+    "the model's cheapest method",
+    "window.method",
+    "window.method asks for prefix-suffix-inverse; the operator has no exact inverse",
+};
+
 /* The method of a call: the configured one (prefix-suffix-inverse only with
- * an inverse, else prefix-suffix), or the model's cheapest. */
-static cs_window_method cs_window_method_of(const cs_problem *prob, int n, int r, int inverse)
+ * an inverse, else prefix-suffix), or the model's cheapest; *why indexes
+ * cs_window_reasons. */
+static cs_window_method cs_window_method_of(const cs_problem *prob, int n, int r, int inverse, int *why)
 {
     const int given = cs_shim.cfg.window_method;
-    if (given == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse)
+    *why = given >= 0;
+    if (given == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse) {
+        *why = 2;
         return CS_WIN_PREFIX_SUFFIX;
+    }
     if (given >= 0)
         return (cs_window_method)given;
     return cs_window_method_choose(&cs_shim.cfg.model, prob->p, n, r, prob->bytes,
@@ -76,12 +88,13 @@ static cs_window_method cs_window_method_of(const cs_problem *prob, int n, int r
 }
 
 /* The schedule of this call: the context's last one if it is the same
- * (the key: the problem, n, r and whether the operator has an inverse). */
+ * (the key: the problem, n, r and whether the operator has an inverse).
+ * The context's parameters keep n, r, inverse, the method and the reason. */
 static int cs_window_schedule(cs_context *ctx, const cs_problem *prob, int n, int r, int inverse)
 {
     cs_params params;
     cs_params_init(&params);
-    params.nparts = 3;
+    params.nparts = 5;
     params.parts[0] = n;
     params.parts[1] = r;
     params.parts[2] = inverse;
@@ -91,7 +104,10 @@ static int cs_window_schedule(cs_context *ctx, const cs_problem *prob, int n, in
         return MPI_SUCCESS;
     ctx->sched_alg = NULL;
     cs_sched_reset(&ctx->sched);
-    const cs_window_method method = cs_window_method_of(prob, n, r, inverse);
+    int why = 0;
+    const cs_window_method method = cs_window_method_of(prob, n, r, inverse, &why);
+    params.parts[3] = (int)method;
+    params.parts[4] = why;
     int rc = cs_window_method_build(method, prob->p, n, r, ctx->rank, prob->count, prob->elem,
                                     (prob->flags & CS_PROB_INPLACE) != 0, &ctx->sched);
     if (rc == MPI_SUCCESS) {
@@ -120,6 +136,7 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
     const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = (size_t)count, .elem = (size_t)t.extent,
                              .bytes = (size_t)count * (size_t)t.extent,
                              .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
+    const double t0 = cs_log_active() ? PMPI_Wtime() : 0.0;
     rc = cs_window_schedule(ctx, &prob, n, r, cs_inverse_exists(op, datatype));
     if (rc == MPI_SUCCESS) {
         cs_exec x = {.type = datatype, .type_lb = t.true_lb, .type_extent = (size_t)t.extent, .op = op,
@@ -127,6 +144,16 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
         x.buf[CS_BUF_SEND] = inplace ? NULL : (char *)sendbuf + t.true_lb;
         x.buf[CS_BUF_RECV] = (char *)recvbuf + t.true_lb;
         rc = cs_exec_run(&ctx->sched, &x);
+    }
+    if (rc == MPI_SUCCESS && cs_log_active()) {
+        cs_sched_stats st;
+        cs_sched_stats_get(&ctx->sched, &cs_shim.cfg.model, &st);
+        const cs_window_record w = {
+            .coll = "window", .rank = ctx->rank, .p = p, .n = n, .r = r, .bytes = prob.bytes, .op = op,
+            .inplace = inplace, .alg = cs_window_method_name((cs_window_method)ctx->sched_params.parts[3]),
+            .reason = cs_window_reasons[ctx->sched_params.parts[4]], .predicted = st.cost,
+            .elapsed = PMPI_Wtime() - t0, .stats = &st};
+        cs_log_window(&w);
     }
     return cs_window_fail(comm, rc);
 }
@@ -257,14 +284,25 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
     const int left = ctx->rank > 0 ? r : 0, right = ctx->rank < p - 1 ? n - 1 - r : 0;
     const size_t len = (size_t)left + (size_t)count + (size_t)right, x = (size_t)t.extent;
     const char *mine = (const char *)sendbuf + t.true_lb;
+    const int inverse = cs_inverse_exists(op, datatype);
+    const double t0 = cs_log_active() ? PMPI_Wtime() : 0.0;
     char *e = malloc(len * x);
     if (!e)
         return cs_window_fail(comm, MPI_ERR_NO_MEM);
     memcpy(e + (size_t)left * x, mine, (size_t)count * x);
     rc = cs_window_halo(ctx, &t, mine, count, n, r, e, left, right);
     if (rc == MPI_SUCCESS)
-        rc = (cs_inverse_exists(op, datatype) ? cs_window_block_inverse : cs_window_block_local)(
-            &t, datatype, op, e, len, (size_t)left, (size_t)count, n, r, (char *)recvbuf + t.true_lb);
+        rc = (inverse ? cs_window_block_inverse : cs_window_block_local)(&t, datatype, op, e, len, (size_t)left,
+                                                                          (size_t)count, n, r,
+                                                                          (char *)recvbuf + t.true_lb);
     free(e);
+    if (rc == MPI_SUCCESS && cs_log_active()) {
+        const cs_window_record w = {
+            .coll = "window_block", .rank = ctx->rank, .p = p, .n = n, .r = r, .bytes = (size_t)count * x, .op = op,
+            .alg = inverse ? "prefix-differences" : "prefix-suffix",
+            .reason = inverse ? "the operator has an exact inverse" : "no exact inverse for the operator",
+            .predicted = -1.0, .elapsed = PMPI_Wtime() - t0};
+        cs_log_window(&w);
+    }
     return cs_window_fail(comm, rc);
 }
