@@ -11,10 +11,11 @@
 static int cs_inverse_integer(MPI_Datatype type)
 {
     const MPI_Datatype ints[] = {
-        MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_SHORT,   MPI_UNSIGNED_SHORT, MPI_INT,     MPI_UNSIGNED,
-        MPI_LONG,        MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_INT8_T, MPI_INT16_T,
-        MPI_INT32_T,     MPI_INT64_T,       MPI_UINT8_T, MPI_UINT16_T,       MPI_UINT32_T, MPI_UINT64_T,
-        MPI_AINT,        MPI_OFFSET,        MPI_COUNT,   MPI_INTEGER};
+        MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_SHORT,         MPI_UNSIGNED_SHORT, MPI_INT,
+        MPI_UNSIGNED,    MPI_LONG,          MPI_UNSIGNED_LONG, MPI_LONG_LONG,      MPI_UNSIGNED_LONG_LONG,
+        MPI_INT8_T,      MPI_INT16_T,       MPI_INT32_T,       MPI_INT64_T,        MPI_UINT8_T,
+        MPI_UINT16_T,    MPI_UINT32_T,      MPI_UINT64_T,      MPI_AINT,           MPI_OFFSET,
+        MPI_COUNT,       MPI_INTEGER};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (type == ints[i])
             return 1;

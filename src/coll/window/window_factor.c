@@ -92,13 +92,15 @@ int cs_factor_table_make(int nmax, cs_factor_table *t)
             const int ca = cs_factor_best(t, a, &sa), cb = cs_factor_best(t, b, &sb);
             for (int i = 0; i < nfront[a]; i++) { /* a first, then b of them */
                 const int s = front[(size_t)a * CS_FACTOR_S + i];
-                cs_factor_offer(t, n, cs_factor_at(t, a, s)->c + cb, s,
-                                (cs_factor_entry){.kind = CS_FACTOR_PRODUCT, .a = a, .sa = (uint8_t)s, .sb = (uint8_t)sb});
+                cs_factor_offer(
+                    t, n, cs_factor_at(t, a, s)->c + cb, s,
+                    (cs_factor_entry){.kind = CS_FACTOR_PRODUCT, .a = a, .sa = (uint8_t)s, .sb = (uint8_t)sb});
             }
             for (int i = 0; i < nfront[b]; i++) { /* b first, then a of them */
                 const int s = front[(size_t)b * CS_FACTOR_S + i];
-                cs_factor_offer(t, n, cs_factor_at(t, b, s)->c + ca, s,
-                                (cs_factor_entry){.kind = CS_FACTOR_PRODUCT, .a = b, .sa = (uint8_t)s, .sb = (uint8_t)sa});
+                cs_factor_offer(
+                    t, n, cs_factor_at(t, b, s)->c + ca, s,
+                    (cs_factor_entry){.kind = CS_FACTOR_PRODUCT, .a = b, .sa = (uint8_t)s, .sb = (uint8_t)sa});
             }
         }
         for (int a = 1; a <= n / 2; a++) {
@@ -107,8 +109,9 @@ int cs_factor_table_make(int nmax, cs_factor_table *t)
                 for (int j = 0; j < nfront[b]; j++) {
                     const int s1 = front[(size_t)a * CS_FACTOR_S + i], s2 = front[(size_t)b * CS_FACTOR_S + j];
                     const int c = cs_factor_at(t, a, s1)->c + cs_factor_at(t, b, s2)->c - (s1 < s2 ? s1 : s2) + 1;
-                    cs_factor_offer(t, n, c, s1 > s2 ? s1 : s2,
-                                    (cs_factor_entry){.kind = CS_FACTOR_SUM, .a = a, .sa = (uint8_t)s1, .sb = (uint8_t)s2});
+                    cs_factor_offer(
+                        t, n, c, s1 > s2 ? s1 : s2,
+                        (cs_factor_entry){.kind = CS_FACTOR_SUM, .a = a, .sa = (uint8_t)s1, .sb = (uint8_t)s2});
                 }
         }
         /* the front: the s whose steps no larger s matches */

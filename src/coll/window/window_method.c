@@ -37,8 +37,7 @@ int cs_window_method_build(cs_window_method method, int p, int n, int r, int ran
     return plan ? cs_window_build(plan, rank, count, elem, inplace, s) : MPI_ERR_NO_MEM;
 }
 
-double cs_window_price(const cs_model *model, int p, size_t bytes, int inplace, cs_window_rank_fn fn,
-                       const void *arg)
+double cs_window_price(const cs_model *model, int p, size_t bytes, int inplace, cs_window_rank_fn fn, const void *arg)
 {
     const double m = (double)bytes;
     const cs_model scaled = {

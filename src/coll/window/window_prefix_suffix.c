@@ -290,8 +290,7 @@ static void cs_ps_derive(cs_ps *w)
     *out = c;
 }
 
-int cs_window_ps_build(int p, int n, int r, int rank, size_t count, size_t elem, int inplace, int inverse,
-                       cs_sched *s)
+int cs_window_ps_build(int p, int n, int r, int rank, size_t count, size_t elem, int inplace, int inverse, cs_sched *s)
 {
     if (p < 1 || n < 1 || n > p || r < 0 || r >= n || rank < 0 || rank >= p)
         return MPI_ERR_ARG;
