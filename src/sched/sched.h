@@ -57,6 +57,7 @@ typedef struct cs_sched {
      * the rank's cost instead (the same sum as cs_sched_stats_get). */
     const cs_model *price;
     double priced;                               /* rounds closed so far */
+    int priced_starts;                           /* their start-ups (the alpha terms' count) */
     size_t p_sent, p_recv, p_reduced, p_copied; /* the open round */
     int p_sends, p_recvs;
 } cs_sched;

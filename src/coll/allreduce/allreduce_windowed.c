@@ -20,7 +20,8 @@
  * or 2; 3 can occur near the wrap for some p >= 13), c_i its combining steps
  * and y_i its copies (the result into the receive buffer, packing, operands
  * read twice). The cost function counts them on the schedules of a one-byte
- * vector, which scale with m: exact, in O(p log p) (the plan is kept per thread).
+ * vector, which scale with m: exact; O(p log p) once per p and model
+ * (cs_window_price keeps the per-rank coefficients), then O(p) per size.
  */
 #include <math.h>
 #include <mpi.h>
@@ -36,19 +37,10 @@ static int cs_allreduce_windowed_build(const cs_problem *prob, const cs_params *
     return cs_window_build(plan, rank, prob->count, prob->elem, (prob->flags & CS_PROB_INPLACE) != 0, s);
 }
 
-static int cs_allreduce_windowed_rank(const void *arg, int rank, int inplace, cs_sched *s)
-{
-    const cs_window_plan *plan = arg;
-    return cs_window_build(plan, rank, 1, 1, inplace, s);
-}
-
 static double cs_allreduce_windowed_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const cs_window_plan *plan = prob->bytes ? cs_window_plan_cached(prob->p, prob->p, 0, 1) : NULL;
-    if (!plan)
-        return prob->bytes == 0 ? 0.0 : HUGE_VAL;
-    return cs_window_price(model, prob->p, prob->bytes, (prob->flags & CS_PROB_INPLACE) != 0,
-                           cs_allreduce_windowed_rank, plan);
+    const cs_window_shape shape = {CS_WIN_RECURSIVE, prob->p, prob->p, 0, 1};
+    return cs_window_price(model, &shape, prob->bytes, (prob->flags & CS_PROB_INPLACE) != 0);
 }
 
 const cs_alg cs_allreduce_windowed = {

@@ -532,6 +532,41 @@ void cs_red_gather_phase(cs_red *r, int root)
     }
 }
 
+/*
+ * The members of an elimination level that can be slowest in a reduce to
+ * `root`: the root's collector, and one member per schedule shape. A
+ * member's schedule depends on its role (kind, side) and, in the gather to
+ * the collector's unit, only on the highest bit in which its unit differs
+ * from the collector's (the stage where it hands over): one member per
+ * (kind, side, that bit) stands for all, so a level of q members costs
+ * O(log q) builds, not q. Appends to out; returns the new count.
+ */
+enum { CS_RED_SHAPES = 6 * 2 * 34 }; /* kinds x sides x (no bit, bits 0..32) */
+
+static int cs_red_elim_suspects(const cs_level *l, int root, int *out, int n)
+{
+    cs_elim el;
+    unsigned char seen[CS_RED_SHAPES] = {0};
+    cs_elim_init(l->f, &el);
+    const int vr = cs_level_digit(l, root);
+    const cs_elim_role rootrole = cs_elim_role_of(&el, vr);
+    const int collector = rootrole.kind == CS_ELIM_T2 ? 0 : rootrole.kind == CS_ELIM_GONE ? vr - 2 : vr;
+    const int cunit = cs_elim_role_of(&el, collector).unit;
+    if (collector != vr)
+        out[n++] = cs_level_member(l, root, collector);
+    for (int v = 0; v < l->f; v++) {
+        const cs_elim_role role = cs_elim_role_of(&el, v);
+        const unsigned diff = (unsigned)(role.unit ^ cunit);
+        const int bit = diff ? 32 - __builtin_clz(diff) : 0;
+        const int shape = ((int)role.kind * 2 + role.upper) * 34 + bit;
+        if (v == vr || v == collector || seen[shape])
+            continue;
+        seen[shape] = 1;
+        out[n++] = cs_level_member(l, root, v);
+    }
+    return n;
+}
+
 /* The ranks that can be slowest in a reduce to `root` (see engine.h). */
 static int cs_red_reduce_suspects(const cs_plan *plan, int root, int *out)
 {
@@ -539,20 +574,17 @@ static int cs_red_reduce_suspects(const cs_plan *plan, int root, int *out)
     out[n++] = root;
     for (int i = 0; i < plan->nlevels; i++) {
         const cs_level *l = &plan->level[i];
-        if (l->kind == CS_LEVEL_ELIM) {
-            for (int v = 0; v < l->f; v++)
-                if (v != cs_level_digit(l, root))
-                    out[n++] = cs_level_member(l, root, v);
-        } else {
+        if (l->kind == CS_LEVEL_ELIM)
+            n = cs_red_elim_suspects(l, root, out, n);
+        else
             out[n++] = cs_level_member(l, root, (cs_level_digit(l, root) + 1) % l->f);
-        }
     }
     return n;
 }
 
 double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
-    int suspects[CS_MAX_LEVELS + 128];
+    int suspects[1 + CS_MAX_LEVELS + CS_RED_SHAPES];
     const int n = cs_red_reduce_suspects(plan, prob->root, suspects);
     double worst = 0.0;
     for (int i = 0; i < n; i++) {

@@ -36,8 +36,9 @@ void cs_red_allgather_phase(cs_red *r);
 void cs_red_gather_phase(cs_red *r, int root);
 
 /* Reduce's cost: the slowest of the ranks that can be slowest (the root,
- * a rank that leaves the root's path at each level, every member of the
- * root's elimination), each priced by building its schedule in pricing mode. */
+ * a rank that leaves the root's path at each level, one member of the
+ * root's elimination per schedule shape), each priced by building its
+ * schedule in pricing mode. */
 double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k);
 
 /* The rows' cost and build: the plan of p with rings up to params->rmax

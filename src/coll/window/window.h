@@ -113,15 +113,22 @@ int cs_window_method_parse(const char *name);
 int cs_window_method_build(cs_window_method method, int p, int n, int r, int rank, size_t count, size_t elem,
                            int inplace, cs_sched *s);
 
-/* One rank's schedule of a vector of one byte, for cs_window_price. */
-typedef int (*cs_window_rank_fn)(const void *arg, int rank, int inplace, cs_sched *s);
+/* A window reduction's shape: the method, p, n, r; wrap: the wrapped ring
+ * (recursive combination only: the allreduce row "windowed"). */
+typedef struct cs_window_shape {
+    cs_window_method method;
+    int p, n, r, wrap;
+} cs_window_shape;
 
-/* The slowest of the p ranks' costs under model for vectors of `bytes`
- * (every length of these schedules is a multiple of the vector's): the
- * schedules of a one-byte vector priced with the per-byte prices scaled.
- * HUGE_VAL if a schedule cannot be built. O(p) builds. */
-double cs_window_price(const cs_model *model, int p, size_t bytes, int inplace, cs_window_rank_fn fn,
-                       const void *arg);
+/*
+ * The slowest of the p ranks' costs under model for vectors of `bytes`.
+ * Every length of these schedules is a multiple of the vector's, so rank
+ * i's cost is a_i alpha + m k_i: a_i and k_i come from pricing the
+ * schedules of a one-byte vector (O(p log n) builds), kept per thread for
+ * the last shape, inplace and per-byte prices, and the price of any m is
+ * then O(p) arithmetic. HUGE_VAL if a schedule cannot be built.
+ */
+double cs_window_price(const cs_model *model, const cs_window_shape *shape, size_t bytes, int inplace);
 
 /* The methods' costs into cost[] (when not NULL; HUGE_VAL for the inverse
  * one without `inverse`) and the cheapest; the first on a tie. */

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/window/window.h"
@@ -37,39 +38,74 @@ int cs_window_method_build(cs_window_method method, int p, int n, int r, int ran
     return plan ? cs_window_build(plan, rank, count, elem, inplace, s) : MPI_ERR_NO_MEM;
 }
 
-double cs_window_price(const cs_model *model, int p, size_t bytes, int inplace, cs_window_rank_fn fn, const void *arg)
+/* One rank's schedule of a one-byte vector. */
+static int cs_window_shape_build(const cs_window_shape *w, int rank, int inplace, cs_sched *s)
 {
-    const double m = (double)bytes;
-    const cs_model scaled = {
-        .alpha = model->alpha, .beta = model->beta * m, .rho = model->rho * m, .gamma = model->gamma * m};
-    cs_sched s;
-    double worst = 0.0;
-
-    if (bytes == 0)
-        return 0.0;
-    cs_sched_init(&s);
-    for (int rank = 0; rank < p; rank++) {
-        cs_sched_price_start(&s, &scaled);
-        if (fn(arg, rank, inplace, &s) != MPI_SUCCESS) {
-            worst = HUGE_VAL;
-            break;
-        }
-        const double c = cs_sched_price_total(&s);
-        worst = c > worst ? c : worst;
-    }
-    cs_sched_free(&s);
-    return worst;
+    if (!w->wrap)
+        return cs_window_method_build(w->method, w->p, w->n, w->r, rank, 1, 1, inplace, s);
+    const cs_window_plan *plan = cs_window_plan_cached(w->p, w->n, w->r, 1);
+    return plan ? cs_window_build(plan, rank, 1, 1, inplace, s) : MPI_ERR_NO_MEM;
 }
 
-typedef struct cs_window_shape {
-    cs_window_method method;
-    int p, n, r;
-} cs_window_shape;
+/* The last shape's per-rank start-ups a[i] and per-byte prices k[i]. */
+typedef struct cs_window_coeffs {
+    cs_window_shape shape;
+    int inplace, ok;
+    double beta, gamma, rho;
+    double *a, *k;
+    int cap;
+} cs_window_coeffs;
 
-static int cs_window_shape_build(const void *arg, int rank, int inplace, cs_sched *s)
+static _Thread_local cs_window_coeffs cs_window_last_coeffs;
+
+static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const cs_window_shape *shape, int inplace)
 {
-    const cs_window_shape *w = arg;
-    return cs_window_method_build(w->method, w->p, w->n, w->r, rank, 1, 1, inplace, s);
+    cs_window_coeffs *c = &cs_window_last_coeffs;
+    cs_window_shape *w = &c->shape;
+    if (c->a && w->method == shape->method && w->p == shape->p && w->n == shape->n && w->r == shape->r &&
+        w->wrap == shape->wrap && c->inplace == inplace && c->beta == model->beta && c->gamma == model->gamma &&
+        c->rho == model->rho)
+        return c->ok ? c : NULL;
+    if (shape->p > c->cap) {
+        double *a = realloc(c->a, sizeof(double) * 2 * (size_t)shape->p);
+        if (!a)
+            return NULL;
+        c->a = a;
+        c->k = a + shape->p;
+        c->cap = shape->p;
+    }
+    const cs_model bytes = {.beta = model->beta, .gamma = model->gamma, .rho = model->rho};
+    cs_sched s;
+    *w = *shape;
+    c->inplace = inplace;
+    c->beta = model->beta;
+    c->gamma = model->gamma;
+    c->rho = model->rho;
+    c->ok = 1;
+    cs_sched_init(&s);
+    for (int rank = 0; rank < shape->p && c->ok; rank++) {
+        cs_sched_price_start(&s, &bytes);
+        c->ok = cs_window_shape_build(shape, rank, inplace, &s) == MPI_SUCCESS;
+        c->k[rank] = cs_sched_price_total(&s);
+        c->a[rank] = s.priced_starts;
+    }
+    cs_sched_free(&s);
+    return c->ok ? c : NULL;
+}
+
+double cs_window_price(const cs_model *model, const cs_window_shape *shape, size_t bytes, int inplace)
+{
+    if (bytes == 0)
+        return 0.0;
+    const cs_window_coeffs *c = cs_window_coeffs_of(model, shape, inplace);
+    double worst = 0.0;
+    if (!c)
+        return HUGE_VAL;
+    for (int rank = 0; rank < shape->p; rank++) {
+        const double t = c->a[rank] * model->alpha + (double)bytes * c->k[rank];
+        worst = t > worst ? t : worst;
+    }
+    return worst;
 }
 
 cs_window_method cs_window_method_choose(const cs_model *model, int p, int n, int r, size_t bytes, int inplace,
@@ -78,10 +114,8 @@ cs_window_method cs_window_method_choose(const cs_model *model, int p, int n, in
     double c[CS_WIN_METHODS];
     cs_window_method best = CS_WIN_RECURSIVE;
     for (int m = 0; m < CS_WIN_METHODS; m++) {
-        const cs_window_shape shape = {(cs_window_method)m, p, n, r};
-        c[m] = m == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse
-                   ? HUGE_VAL
-                   : cs_window_price(model, p, bytes, inplace, cs_window_shape_build, &shape);
+        const cs_window_shape shape = {(cs_window_method)m, p, n, r, 0};
+        c[m] = m == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse ? HUGE_VAL : cs_window_price(model, &shape, bytes, inplace);
         if (cost)
             cost[m] = c[m];
         if (c[m] < c[best])
