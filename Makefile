@@ -40,6 +40,9 @@ EXAMPLES     := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
 
 LIB   := $(B)/libcollshim.so
 YIELD := $(B)/libcs_yield.so
+# A test build whose window API cuts every vector into 24-byte pieces (src/shim/window.c).
+PIECES_LIB := $(B)/pieces/libcollshim.so
+PIECES_OBJ := $(B)/obj-pieces/src/shim/window.o
 
 .PHONY: all check check-unit check-mpi demo install clean format
 
@@ -47,6 +50,14 @@ all: $(LIB) $(TOOLS)
 
 $(LIB): $(CORE_OBJ) $(SHIM_OBJ)
 	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
+
+$(PIECES_LIB): $(CORE_OBJ) $(filter-out $(B)/obj/src/shim/window.o,$(SHIM_OBJ)) $(PIECES_OBJ)
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
+
+$(PIECES_OBJ): src/shim/window.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALLCFLAGS) -DCS_WINDOW_PIECE_BYTES=24 -MMD -MP -c -o $@ $<
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -87,7 +98,7 @@ check-unit: $(B)/unit_tests $(TOOLS)
 	tests/tools/check-collshim-hull $(B)
 	tests/tools/check-collshim-model $(B)
 
-check-mpi: $(LIB) $(YIELD) $(MPI_TESTS) $(F_TESTS)
+check-mpi: $(LIB) $(PIECES_LIB) $(YIELD) $(MPI_TESTS) $(F_TESTS)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
 
 demo: $(LIB) $(YIELD) $(EXAMPLES)
@@ -110,4 +121,4 @@ format:
 clean:
 	rm -rf $(B)
 
--include $(CORE_OBJ:.o=.d) $(SHIM_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(SHIM_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(PIECES_OBJ:.o=.d)

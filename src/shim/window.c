@@ -7,6 +7,7 @@
  * case). Both run on the communicator's private duplicate, from its
  * context; errors go to the user's communicator's error handler.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,13 @@
 #include "shim/shim.h"
 
 #define CS_WINDOW_TAG 0x7c6
+
+/* The most bytes of a vector one schedule carries: its messages hold up to
+ * three vectors and the executor counts bytes in an int. (Overridden in a
+ * test build to check the pieces.) */
+#ifndef CS_WINDOW_PIECE_BYTES
+#define CS_WINDOW_PIECE_BYTES ((size_t)INT_MAX / 3)
+#endif
 
 /* Marks window schedules in a context's schedule cache (never a table row). */
 static const cs_alg cs_window_tag = {.name = "window", .description = "collshim_window_reduce"};
@@ -133,23 +141,29 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
         return cs_window_fail(comm, rc);
 
     const int inplace = sendbuf == MPI_IN_PLACE;
-    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = (size_t)count, .elem = (size_t)t.extent,
-                             .bytes = (size_t)count * (size_t)t.extent,
-                             .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
+    const size_t x = (size_t)t.extent, most = CS_WINDOW_PIECE_BYTES / x ? CS_WINDOW_PIECE_BYTES / x : 1;
     const double t0 = cs_log_active() ? PMPI_Wtime() : 0.0;
-    rc = cs_window_schedule(ctx, &prob, n, r, cs_inverse_exists(op, datatype));
-    if (rc == MPI_SUCCESS) {
-        cs_exec x = {.type = datatype, .type_lb = t.true_lb, .type_extent = (size_t)t.extent, .op = op,
-                     .comm = ctx->comm, .scratch = &ctx->scratch};
-        x.buf[CS_BUF_SEND] = inplace ? NULL : (char *)sendbuf + t.true_lb;
-        x.buf[CS_BUF_RECV] = (char *)recvbuf + t.true_lb;
-        rc = cs_exec_run(&ctx->sched, &x);
+    cs_problem prob = {0};
+    /* The elements are independent: a vector whose messages would pass an
+     * int count of bytes runs in pieces. */
+    for (size_t done = 0; done < (size_t)count && rc == MPI_SUCCESS; done += prob.count) {
+        const size_t piece = (size_t)count - done < most ? (size_t)count - done : most;
+        prob = (cs_problem){.coll = CS_COLL_ALLREDUCE, .p = p, .count = piece, .elem = x, .bytes = piece * x,
+                            .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
+        rc = cs_window_schedule(ctx, &prob, n, r, cs_inverse_exists(op, datatype));
+        if (rc == MPI_SUCCESS) {
+            cs_exec ex = {.type = datatype, .type_lb = t.true_lb, .type_extent = x, .op = op, .comm = ctx->comm,
+                          .scratch = &ctx->scratch};
+            ex.buf[CS_BUF_SEND] = inplace ? NULL : (char *)sendbuf + t.true_lb + done * x;
+            ex.buf[CS_BUF_RECV] = (char *)recvbuf + t.true_lb + done * x;
+            rc = cs_exec_run(&ctx->sched, &ex);
+        }
     }
     if (rc == MPI_SUCCESS && cs_log_active()) {
         cs_sched_stats st;
         cs_sched_stats_get(&ctx->sched, &cs_shim.cfg.model, &st);
         const cs_window_record w = {
-            .coll = "window", .rank = ctx->rank, .p = p, .n = n, .r = r, .bytes = prob.bytes, .op = op,
+            .coll = "window", .rank = ctx->rank, .p = p, .n = n, .r = r, .bytes = (size_t)count * x, .op = op,
             .inplace = inplace, .alg = cs_window_method_name((cs_window_method)ctx->sched_params.parts[3]),
             .reason = cs_window_reasons[ctx->sched_params.parts[4]], .predicted = st.cost,
             .elapsed = PMPI_Wtime() - t0, .stats = &st};
@@ -238,23 +252,26 @@ static int cs_window_block_inverse(const cs_win_type *t, MPI_Datatype type, MPI_
     return rc;
 }
 
-/* The exchange: r elements from the left neighbour, n - 1 - r from the right. */
-static int cs_window_halo(const cs_context *ctx, const cs_win_type *t, const char *mine, int count, int n, int r,
-                          char *e, int left, int right)
+/* The exchange: r elements from the left neighbour, n - 1 - r from the
+ * right, counted in elements of the (contiguous) datatype, addressed at
+ * data - true_lb as MPI wants. */
+static int cs_window_halo(const cs_context *ctx, const cs_win_type *t, MPI_Datatype type, const char *mine,
+                          int count, int n, int r, char *e, int left, int right)
 {
     MPI_Request req[4];
     MPI_Status st[4];
     const size_t x = (size_t)t->extent;
+    const MPI_Aint lb = t->true_lb;
     int nreq = 0, rc = MPI_SUCCESS;
     if (left && rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(e, left * (int)x, MPI_BYTE, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
+        rc = PMPI_Irecv(e - lb, left, type, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
     if (right && rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(e + (size_t)(left + count) * x, right * (int)x, MPI_BYTE, ctx->rank + 1, CS_WINDOW_TAG,
-                        ctx->comm, &req[nreq++]);
+        rc = PMPI_Irecv(e + (size_t)(left + count) * x - lb, right, type, ctx->rank + 1, CS_WINDOW_TAG, ctx->comm,
+                        &req[nreq++]);
     if (ctx->rank > 0 && n - 1 - r > 0 && rc == MPI_SUCCESS)
-        rc = PMPI_Isend(mine, (n - 1 - r) * (int)x, MPI_BYTE, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
+        rc = PMPI_Isend(mine - lb, n - 1 - r, type, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
     if (ctx->rank < ctx->p - 1 && r > 0 && rc == MPI_SUCCESS)
-        rc = PMPI_Isend(mine + (size_t)(count - r) * x, r * (int)x, MPI_BYTE, ctx->rank + 1, CS_WINDOW_TAG, ctx->comm,
+        rc = PMPI_Isend(mine + (size_t)(count - r) * x - lb, r, type, ctx->rank + 1, CS_WINDOW_TAG, ctx->comm,
                         &req[nreq++]);
     if (nreq) {
         int wrc = PMPI_Waitall(nreq, req, st);
@@ -290,7 +307,7 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
     if (!e)
         return cs_window_fail(comm, MPI_ERR_NO_MEM);
     memcpy(e + (size_t)left * x, mine, (size_t)count * x);
-    rc = cs_window_halo(ctx, &t, mine, count, n, r, e, left, right);
+    rc = cs_window_halo(ctx, &t, datatype, mine, count, n, r, e, left, right);
     if (rc == MPI_SUCCESS)
         rc = (inverse ? cs_window_block_inverse : cs_window_block_local)(&t, datatype, op, e, len, (size_t)left,
                                                                           (size_t)count, n, r,
