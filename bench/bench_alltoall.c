@@ -28,13 +28,10 @@ typedef struct bench_call {
 static double time_calls(int use_pmpi, void *ctx)
 {
     const bench_call *c = ctx;
-    PMPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = PMPI_Wtime();
+    const double t0 = bench_start();
     for (int i = 0; i < c->k; i++)
         (use_pmpi ? PMPI_Alltoall : MPI_Alltoall)(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, MPI_COMM_WORLD);
-    double t = (PMPI_Wtime() - t0) / c->k, slowest;
-    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return slowest;
+    return bench_per_call(t0, c->k);
 }
 
 /* What the shim would run and its predicted seconds (< 0: the library's, unknown to the model). */

@@ -1,11 +1,28 @@
 /*
- * Shared by the paired benchmarks: the median, and REPS paired repetitions of
- * a timer, alternating which of the two paths goes first.
+ * Shared by the paired benchmarks: the start and end of one timing, the
+ * median, and REPS paired repetitions of a timer, alternating which of the
+ * two paths goes first.
  */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H
 
+#include <mpi.h>
 #include <stdlib.h>
+
+/* A timing starts with the ranks in step. */
+static double bench_start(void)
+{
+    PMPI_Barrier(MPI_COMM_WORLD);
+    return PMPI_Wtime();
+}
+
+/* Seconds per call of `calls` calls since t0, the slowest rank's. */
+static double bench_per_call(double t0, int calls)
+{
+    double t = (PMPI_Wtime() - t0) / calls, slowest;
+    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
 
 static int bench_cmp_double(const void *a, const void *b)
 {

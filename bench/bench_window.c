@@ -49,17 +49,14 @@ typedef struct bench_call {
 static double bench_time(int yardstick, void *ctx)
 {
     bench_call *c = ctx;
-    PMPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = PMPI_Wtime();
+    const double t0 = bench_start();
     for (int i = 0; i < c->calls; i++) {
         if (yardstick)
             PMPI_Allreduce(c->s, c->r, c->ints, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         else
             c->window(c->s, c->r, c->ints, MPI_INT, MPI_SUM, c->n, c->off, MPI_COMM_WORLD);
     }
-    double t = (PMPI_Wtime() - t0) / c->calls, slowest;
-    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return slowest;
+    return bench_per_call(t0, c->calls);
 }
 
 /* Element j of rank q's vector. */

@@ -30,13 +30,10 @@ typedef struct bench_call {
 static double bench_time(int use_pmpi, void *ctx)
 {
     bench_call *c = ctx;
-    PMPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = PMPI_Wtime();
+    const double t0 = bench_start();
     for (int i = 0; i < c->calls; i++)
         (use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(c->s, c->r, c->ints, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    double t = (PMPI_Wtime() - t0) / c->calls, slowest;
-    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return slowest;
+    return bench_per_call(t0, c->calls);
 }
 
 int main(int argc, char **argv)

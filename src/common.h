@@ -22,6 +22,29 @@ typedef enum cs_coll {
 /* "alltoall", "allreduce", "reduce" */
 const char *cs_coll_name(cs_coll coll);
 
+/* floor(log2 x) and ceil(log2 x) for x >= 1 (0 below); log2 x for a power
+ * of two, else -1. */
+static inline int cs_floor_log2(int x)
+{
+    int h = 0;
+    while ((2u << h) <= (unsigned)x)
+        h++;
+    return h;
+}
+
+static inline int cs_ceil_log2(int x)
+{
+    int n = 0;
+    while ((1u << n) < (unsigned)x)
+        n++;
+    return n;
+}
+
+static inline int cs_log2_exact(int x)
+{
+    return x > 0 && !(x & (x - 1)) ? cs_floor_log2(x) : -1;
+}
+
 /*
  * The machine model (DESIGN.md): a message of m bytes costs alpha + beta*m;
  * copying m bytes locally costs rho*m; combining m bytes with an operator

@@ -179,17 +179,15 @@ static int cs_print_spr_table1(void)
     printf("Table 1 (Szymanski, Maniatty and Sinharoy 1995): factorization algorithm's steps\n");
     printf("%6s %12s %14s %6s  %s\n", "n", "ceil(log2 n)", "max c(k<=n)", "k", "plan of k");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        int most = -1, at = 0, lg = 0;
+        int most = -1, at = 0;
         char plan[256];
         for (int k = 1; k <= rows[i]; k++)
             if (cs_factor_count(&t, k) > most) {
                 most = cs_factor_count(&t, k);
                 at = k;
             }
-        while ((1 << lg) < rows[i])
-            lg++;
         cs_factor_format(&t, at, plan, sizeof plan);
-        printf("%6d %12d %14d %6d  %s\n", rows[i], lg, most, at, plan);
+        printf("%6d %12d %14d %6d  %s\n", rows[i], cs_ceil_log2(rows[i]), most, at, plan);
     }
     cs_factor_table_free(&t);
     return 0;
@@ -206,7 +204,7 @@ static int cs_print_spr_plan(const char *arg)
     }
     cs_factor_format(&t, n, plan, sizeof plan);
     printf("n = %d: %d steps by factorization (%s), %d by recursive combination\n", n, cs_factor_count(&t, n), plan,
-           31 - __builtin_clz((unsigned)n) + __builtin_popcount((unsigned)n) - 1);
+           cs_floor_log2(n) + __builtin_popcount((unsigned)n) - 1);
     cs_factor_table_free(&t);
     return 0;
 }

@@ -26,16 +26,6 @@
 #include "coll/butterfly.h"
 #include "coll/params.h"
 
-int cs_log2_exact(int p)
-{
-    if (p < 1 || (p & (p - 1)))
-        return -1;
-    int n = 0;
-    while ((1 << n) < p)
-        n++;
-    return n;
-}
-
 void cs_butterfly_reduce_phase(const cs_problem *prob, const cs_params *params, int rank, int root, cs_buf acc,
                                cs_sched *s, cs_butterfly_state *st)
 {

@@ -30,7 +30,6 @@ double cs_butterfly_reduce_cost(const cs_model *model, const cs_problem *prob, i
 /* The per-round size of the routing phase's k rounds: sum of alpha + beta m/2^(z+1). */
 double cs_butterfly_routing_cost(const cs_model *model, const cs_problem *prob, int k);
 
-int cs_log2_exact(int p); /* log2 p for a power of two, else -1 */
 
 /* Shared row functions of both butterflies. */
 void cs_butterfly_tune_with(double (*cost)(const cs_model *, const cs_problem *, const cs_params *),

@@ -5,6 +5,7 @@
  *   t_ring,bw  = alpha (ceil(log2 p) + p - 1) + beta m 2 (1 - 1/p) + gamma m (1 - 1/p)
  *   t_elim,bw  = alpha 2 ceil(log2 p) + beta m 2 (1.5 - 1/p') + gamma m (1.5 - 1/p')
  */
+#include "common.h"
 #include "model/protocols.h"
 
 const char *cs_protocol_name(cs_protocol proto)
@@ -15,9 +16,8 @@ const char *cs_protocol_name(cs_protocol proto)
 
 void cs_protocol_terms(cs_protocol proto, int p, double alpha, double beta_m, double gamma_m, double terms[3])
 {
-    int lg = 0, pp = 1;
-    while ((1 << lg) < p)
-        lg++;
+    const int lg = cs_ceil_log2(p);
+    int pp = 1;
     while (pp * 2 <= p)
         pp *= 2;
     switch (proto) {

@@ -140,7 +140,7 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
     if ((rc = cs_context_get(comm, &ctx)) != MPI_SUCCESS)
         return cs_window_fail(comm, rc);
 
-    const int inplace = sendbuf == MPI_IN_PLACE;
+    const int inplace = sendbuf == MPI_IN_PLACE, inverse = cs_inverse_exists(op, datatype);
     const size_t x = (size_t)t.extent, most = CS_WINDOW_PIECE_BYTES / x ? CS_WINDOW_PIECE_BYTES / x : 1;
     const double t0 = cs_log_active() ? PMPI_Wtime() : 0.0;
     cs_problem prob = {0};
@@ -150,7 +150,7 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
         const size_t piece = (size_t)count - done < most ? (size_t)count - done : most;
         prob = (cs_problem){.coll = CS_COLL_ALLREDUCE, .p = p, .count = piece, .elem = x, .bytes = piece * x,
                             .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
-        rc = cs_window_schedule(ctx, &prob, n, r, cs_inverse_exists(op, datatype));
+        rc = cs_window_schedule(ctx, &prob, n, r, inverse);
         if (rc == MPI_SUCCESS) {
             cs_exec ex = {.type = datatype, .type_lb = t.true_lb, .type_extent = x, .op = op, .comm = ctx->comm,
                           .scratch = &ctx->scratch};

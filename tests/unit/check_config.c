@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "coll/window/window.h"
@@ -340,20 +341,19 @@ END_TEST
 
 /* ---- sizes and ranges -------------------------------------------------------- */
 
-/* Load a YAML text through a temporary file. */
+/* Load a YAML text through an anonymous file (memfd), by its /proc path. */
 static int load_text(const char *text, cs_config *cfg, cs_config_error *err)
 {
-    char path[] = "/tmp/cs_check_config_XXXXXX";
-    int fd = mkstemp(path), rc;
-    FILE *f;
+    char path[64];
+    const int fd = memfd_create("cs_check_config", 0);
+    const size_t len = strlen(text);
+    int rc;
 
     ck_assert_int_ge(fd, 0);
-    f = fdopen(fd, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     rc = cs_config_load(path, cfg, err);
-    unlink(path);
+    close(fd);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log/log.h"
@@ -13,8 +14,9 @@ static char dir[64];
 
 static void setup(void)
 {
-    strcpy(dir, "/tmp/cs_log_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    /* Check forks each test: the process id names a fresh directory. */
+    snprintf(dir, sizeof dir, "%s/cs_check_log.%ld", P_tmpdir, (long)getpid());
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
 }
 
 static void teardown(void)

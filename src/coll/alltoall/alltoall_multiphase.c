@@ -47,14 +47,6 @@
 
 extern const cs_alg cs_alltoall_direct;
 
-int cs_multiphase_log2(int p)
-{
-    int d = 0;
-    while (d < 30 && (1 << d) < p)
-        d++;
-    return p > 0 && (1 << d) == p ? d : -1;
-}
-
 /* The parts as the hull writes them, if they are a partition of d; else -1. */
 static int cs_mp_parts(int d, const int *parts, int nparts, unsigned char *out)
 {
@@ -175,7 +167,7 @@ static void cs_mp_exchange(cs_sched *s, const cs_mp *mp, int i, int L)
 int cs_multiphase_build(const cs_problem *prob, const int *parts, int nparts, int rank, cs_sched *s)
 {
     unsigned char checked[CS_HULL_MAX_D];
-    cs_mp mp = {.d = cs_multiphase_log2(prob->p), .rank = rank, .k = nparts, .parts = parts, .m = prob->bytes};
+    cs_mp mp = {.d = cs_log2_exact(prob->p), .rank = rank, .k = nparts, .parts = parts, .m = prob->bytes};
     if (cs_mp_parts(mp.d, parts, nparts, checked) < 0)
         return MPI_ERR_ARG;
     if (nparts <= 1) {
@@ -195,7 +187,7 @@ int cs_multiphase_build(const cs_problem *prob, const int *parts, int nparts, in
 double cs_multiphase_cost(const cs_model *model, const cs_problem *prob, const int *parts, int nparts)
 {
     unsigned char checked[CS_HULL_MAX_D];
-    const int d = cs_multiphase_log2(prob->p);
+    const int d = cs_log2_exact(prob->p);
     if (cs_mp_parts(d, parts, nparts, checked) < 0)
         return INFINITY;
     if (nparts <= 1) {
@@ -238,7 +230,7 @@ static int cs_alltoall_multiphase_parse(const char *args, cs_params *params)
 /* Without parts: the hull's face for this block size. */
 static void cs_alltoall_multiphase_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    const int d = cs_multiphase_log2(prob->p);
+    const int d = cs_log2_exact(prob->p);
     cs_hull scratch;
     if (params->nparts || d < 0)
         return;

@@ -16,7 +16,7 @@
 /* {1, ..., 1}: d ones (none for p not a power of two, which cannot run). */
 static int cs_standard_parts(int p, int *parts)
 {
-    const int d = cs_multiphase_log2(p);
+    const int d = cs_log2_exact(p);
     for (int i = 0; i < d; i++)
         parts[i] = 1;
     return d;

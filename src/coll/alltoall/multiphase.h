@@ -8,8 +8,6 @@
 
 #include "coll/coll.h"
 
-/* log2 p for a power of two p; -1 otherwise. */
-int cs_multiphase_log2(int p);
 
 /* The schedule of one rank for parts[0..nparts), phase i on the next parts[i]
  * bits of the rank from the lowest up. MPI_ERR_ARG unless the parts sum to

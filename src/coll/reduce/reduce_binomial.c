@@ -27,14 +27,6 @@
  */
 #include "coll/coll.h"
 
-static int cs_reduce_binomial_rounds(int p)
-{
-    int n = 0;
-    while ((1 << n) < p)
-        n++;
-    return n;
-}
-
 static double cs_reduce_binomial_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     const double m = (double)prob->bytes;
@@ -42,12 +34,12 @@ static double cs_reduce_binomial_cost(const cs_model *model, const cs_problem *p
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
     const double a = model->alpha + (model->beta + model->gamma) * m;
     const double last = prob->root == 0 ? model->rho * m : model->alpha + model->beta * m;
-    return cs_reduce_binomial_rounds(prob->p) * a + last;
+    return cs_ceil_log2(prob->p) * a + last;
 }
 
 static int cs_reduce_binomial_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
 {
-    const int p = prob->p, root = prob->root, rounds = cs_reduce_binomial_rounds(p);
+    const int p = prob->p, root = prob->root, rounds = cs_ceil_log2(p);
     const size_t m = prob->bytes;
     const int inplace_root = rank == root && (prob->flags & CS_PROB_INPLACE);
     cs_buf acc = inplace_root ? CS_BUF_RECV : CS_BUF_SEND, spare = CS_BUF_TMP0;

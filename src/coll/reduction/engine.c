@@ -328,14 +328,6 @@ static double cs_red_elim_cost(const cs_model *mo, const cs_level *l, int k, dou
     return worst;
 }
 
-static int cs_ceil_log2(int x)
-{
-    int n = 0;
-    while ((1 << n) < x)
-        n++;
-    return n;
-}
-
 /*
  * Per rank: rho m (input copy) + each level. Butterfly stage, split:
  * alpha + (beta + gamma) m/2 and alpha + beta m/2 back; whole: alpha +
@@ -438,10 +430,8 @@ static void cs_gather_elim(cs_gather *g, const cs_level *l)
     cs_elim el;
     cs_elim_init(l->f, &el);
     const int v = cs_level_digit(l, r->rank), vr = cs_level_digit(l, g->root), first = l->first_stage;
-    const cs_elim_role role = cs_elim_role_of(&el, v), rootrole = cs_elim_role_of(&el, vr);
-    const int root_gone = rootrole.kind == CS_ELIM_T2 || rootrole.kind == CS_ELIM_GONE;
-    /* The survivor that collects for the root's position. */
-    const int collector = rootrole.kind == CS_ELIM_T2 ? 0 : rootrole.kind == CS_ELIM_GONE ? vr - 2 : vr;
+    const cs_elim_role role = cs_elim_role_of(&el, v);
+    const int collector = cs_elim_collector(&el, vr), root_gone = collector != vr;
     const cs_elim_role crole = cs_elim_role_of(&el, collector);
     const size_t e = r->e, lo = r->lo_at[first], hi = r->hi_at[first];
 
@@ -548,16 +538,13 @@ static int cs_red_elim_suspects(const cs_level *l, int root, int *out, int n)
     cs_elim el;
     unsigned char seen[CS_RED_SHAPES] = {0};
     cs_elim_init(l->f, &el);
-    const int vr = cs_level_digit(l, root);
-    const cs_elim_role rootrole = cs_elim_role_of(&el, vr);
-    const int collector = rootrole.kind == CS_ELIM_T2 ? 0 : rootrole.kind == CS_ELIM_GONE ? vr - 2 : vr;
+    const int vr = cs_level_digit(l, root), collector = cs_elim_collector(&el, vr);
     const int cunit = cs_elim_role_of(&el, collector).unit;
     if (collector != vr)
         out[n++] = cs_level_member(l, root, collector);
     for (int v = 0; v < l->f; v++) {
         const cs_elim_role role = cs_elim_role_of(&el, v);
-        const unsigned diff = (unsigned)(role.unit ^ cunit);
-        const int bit = diff ? 32 - __builtin_clz(diff) : 0;
+        const int diff = role.unit ^ cunit, bit = diff ? cs_floor_log2(diff) + 1 : 0;
         const int shape = ((int)role.kind * 2 + role.upper) * 34 + bit;
         if (v == vr || v == collector || seen[shape])
             continue;

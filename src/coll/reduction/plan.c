@@ -1,4 +1,5 @@
 #include "coll/reduction/plan.h"
+#include "common.h"
 
 static void cs_plan_add(cs_plan *plan, cs_level_kind kind, int f, int *stride, int nstages)
 {
@@ -10,14 +11,6 @@ static void cs_plan_add(cs_plan *plan, cs_level_kind kind, int f, int *stride, i
     l->nstages = nstages;
     plan->nstages += nstages;
     *stride *= f;
-}
-
-static int cs_floor_log2(int x)
-{
-    int h = 0;
-    while ((2 << h) <= x)
-        h++;
-    return h;
 }
 
 void cs_plan_make(int p, int rmax, cs_plan *plan)
@@ -55,6 +48,12 @@ cs_elim_role cs_elim_role_of(const cs_elim *el, int v)
     if (a < 2 * el->merged)
         return (cs_elim_role){.kind = a % 2 ? CS_ELIM_GONE : CS_ELIM_KEEP, .unit = 1 + a / 2, .upper = upper};
     return (cs_elim_role){.kind = CS_ELIM_PAIR, .unit = 1 + el->merged + (a - 2 * el->merged), .upper = upper};
+}
+
+int cs_elim_collector(const cs_elim *el, int v)
+{
+    const cs_elim_kind kind = cs_elim_role_of(el, v).kind;
+    return kind == CS_ELIM_T2 ? 0 : kind == CS_ELIM_GONE ? v - 2 : v;
 }
 
 int cs_elim_member(const cs_elim *el, int unit, int upper)

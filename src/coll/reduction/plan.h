@@ -81,5 +81,8 @@ void cs_elim_init(int q, cs_elim *el);
 cs_elim_role cs_elim_role_of(const cs_elim *el, int v);
 /* The member of a unit on a side. */
 int cs_elim_member(const cs_elim *el, int unit, int upper);
+/* The survivor that holds member v's result: v itself, or the member an
+ * eliminated v (T2, or the second pair of a merged unit) gave its block to. */
+int cs_elim_collector(const cs_elim *el, int v);
 
 #endif

@@ -81,7 +81,7 @@ int cs_factor_table_make(int nmax, cs_factor_table *t)
     front[CS_FACTOR_S] = 0;
     nfront[1] = 1;
     for (int n = 2; n <= nmax; n++) {
-        const int h = 31 - __builtin_clz((unsigned)n);
+        const int h = cs_floor_log2(n);
         cs_factor_offer(t, n, h + __builtin_popcount((unsigned)n) - 1, h,
                         (cs_factor_entry){.kind = CS_FACTOR_RECURSIVE});
         for (int a = 2; a * a <= n; a++) {

@@ -86,10 +86,7 @@ int cs_window_plan_make(int p, int n, int r, int wrap, cs_window_plan *plan)
 {
     if (p < 1 || n < 1 || n > p || r < 0 || r >= n)
         return MPI_ERR_ARG;
-    *plan = (cs_window_plan){.p = p, .n = n, .r = r, .wrap = wrap};
-    while ((2 << plan->h) <= n)
-        plan->h++;
-    plan->rounds = plan->h + ((n & (n - 1)) != 0);
+    *plan = (cs_window_plan){.p = p, .n = n, .r = r, .wrap = wrap, .h = cs_floor_log2(n), .rounds = cs_ceil_log2(n)};
     plan->need = calloc((size_t)(plan->h + 2) * 3 * (size_t)p, 1);
     if (!plan->need)
         return MPI_ERR_NO_MEM;

@@ -302,9 +302,7 @@ int cs_window_ps_build(int p, int n, int r, int rank, size_t count, size_t elem,
     w.x = rank - w.sec;
     w.A = w.T = w.P = w.S = (cs_ps_val){inplace ? CS_BUF_RECV : CS_BUF_SEND, 0, -1};
 
-    int rounds = 0;
-    while ((1 << rounds) < n)
-        rounds++;
+    const int rounds = cs_ceil_log2(n);
     cs_ps_needs(&w, rounds, inverse);
     for (int k = 0; k < rounds && !s->error; k++)
         cs_ps_scan_round(&w, k, k == rounds - 1);
