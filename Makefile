@@ -40,9 +40,16 @@ EXAMPLES     := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
 
 LIB   := $(B)/libcollshim.so
 YIELD := $(B)/libcs_yield.so
-# A test build whose window API cuts every vector into 24-byte pieces (src/shim/window.c).
+FAULT := $(B)/libcs_fault.so
+# A test build whose window API cuts every vector into 24-byte pieces (src/shim/window.c) and
+# whose executor cuts every message into pieces of at most 40 bytes (src/sched/exec.c).
 PIECES_LIB := $(B)/pieces/libcollshim.so
-PIECES_OBJ := $(B)/obj-pieces/src/shim/window.o
+PIECES_OBJ := $(B)/obj-pieces/src/shim/window.o $(B)/obj-pieces/src/sched/exec.o
+
+# Further targets (make fuzz, make check-asan, ...), one fragment each; a
+# fragment may add a prerequisite of `make check` to CHECK_EXTRA.
+CHECK_EXTRA :=
+include $(sort $(wildcard mk/*.mk))
 
 .PHONY: all check check-unit check-mpi demo install clean format
 
@@ -51,13 +58,14 @@ all: $(LIB) $(TOOLS)
 $(LIB): $(CORE_OBJ) $(SHIM_OBJ)
 	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
 
-$(PIECES_LIB): $(CORE_OBJ) $(filter-out $(B)/obj/src/shim/window.o,$(SHIM_OBJ)) $(PIECES_OBJ)
+$(PIECES_LIB): $(filter-out $(B)/obj/src/sched/exec.o,$(CORE_OBJ)) \
+              $(filter-out $(B)/obj/src/shim/window.o,$(SHIM_OBJ)) $(PIECES_OBJ)
 	@mkdir -p $(dir $@)
 	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
 
-$(PIECES_OBJ): src/shim/window.c
+$(B)/obj-pieces/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALLCFLAGS) -DCS_WINDOW_PIECE_BYTES=24 -MMD -MP -c -o $@ $<
+	$(MPICC) $(ALLCFLAGS) -DCS_WINDOW_PIECE_BYTES=24 -DCS_EXEC_MAX_MSG=40 -MMD -MP -c -o $@ $<
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -75,6 +83,11 @@ $(YIELD): tests/mpi/yield/ucx_yield.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
 
+# The test suite's fault injection (tests/mpi/fault/cs_fault.c), preloaded by test_faults' runs.
+$(FAULT): tests/mpi/fault/cs_fault.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+
 $(B)/tests/%: tests/mpi/%.c tests/mpi/cs_test.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Itests/mpi -o $@ $< -lm
@@ -91,14 +104,14 @@ $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -o $@ $< -lm
 
-check: check-unit check-mpi
+check: check-unit check-mpi $(CHECK_EXTRA)
 
 check-unit: $(B)/unit_tests $(TOOLS)
 	$(B)/unit_tests
 	tests/tools/check-collshim-hull $(B)
 	tests/tools/check-collshim-model $(B)
 
-check-mpi: $(LIB) $(PIECES_LIB) $(YIELD) $(MPI_TESTS) $(F_TESTS)
+check-mpi: $(LIB) $(PIECES_LIB) $(YIELD) $(FAULT) $(MPI_TESTS) $(F_TESTS)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
 
 demo: $(LIB) $(YIELD) $(EXAMPLES)

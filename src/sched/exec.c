@@ -1,10 +1,29 @@
 /*
- * The one executor of schedules over MPI. Messages of a round are all posted,
- * then waited for; then the round's local steps run. Every message carries
- * the same tag on the private communicator: MPI's non-overtaking rule keeps
- * messages between a pair in schedule order, and the private communicator
- * keeps them apart from the user's traffic (even MPI_ANY_SOURCE/ANY_TAG).
+ * The one executor of schedules over MPI. In each round the receives are
+ * posted, then the sends, then all are waited for; then the round's local
+ * steps run. Messages go on the private communicator, so nothing of the
+ * user's can meet them; MPI's non-overtaking rule keeps the messages between
+ * a pair in schedule order. A message longer than CS_EXEC_MAX_MSG bytes goes
+ * as several, cut the same way on both sides.
+ *
+ * Errors. A rank whose point-to-point call fails cannot just return: its
+ * partners would wait for messages it no longer sends. As MPICH's own
+ * collectives do, it goes on with the communication of its schedule, with
+ * no data and the error tag in every message it sends from then on, and
+ * without the local steps; a rank that receives a message with the error tag
+ * does the same. A failed send is posted once more, empty with the error tag,
+ * and a failed receive once more as it was, so that the partner's call still
+ * matches. (Receives keep their room: a truncated message is an error that
+ * MPICH's MPI_Waitall reports through MPI_COMM_WORLD's handler, fatal by
+ * default.) Every rank then completes its schedule, nothing is left in flight
+ * on the private communicator, and each returns the first error it met
+ * (MPI_ERR_OTHER for a partner's), or success if its result did not depend on
+ * a failed rank. What can still leave a partner waiting: a call that fails
+ * twice, and no memory for the requests or the scratch buffers before the
+ * first message (kept from call to call, so only a call larger than all
+ * before it can meet that).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +31,13 @@
 #include "sched/inverse.h"
 
 #define CS_EXEC_TAG 0x7c5
-#define CS_EXEC_INLINE_REQS 8
+#define CS_EXEC_TAG_FAILED 0x7c4 /* the sender has failed: no data */
+
+/* The largest message (bytes): an MPI count is an int. A test build sets it
+ * small to check that long messages are cut and put back together. */
+#ifndef CS_EXEC_MAX_MSG
+#define CS_EXEC_MAX_MSG ((size_t)INT_MAX)
+#endif
 
 static char *cs_exec_at(const cs_exec *x, int buf, size_t off)
 {
@@ -33,43 +58,83 @@ static int cs_exec_local(const cs_step *st, cs_exec *x)
                              x->op);
 }
 
-/* Post the messages of steps [first, end); *n gets the number of requests. */
-static int cs_exec_post(const cs_sched *s, size_t first, size_t end, cs_exec *x, MPI_Request *reqs, int *n)
+/* Messages a step of len bytes goes as. */
+static size_t cs_exec_pieces(size_t len)
 {
-    int rc = MPI_SUCCESS;
-    *n = 0;
-    for (size_t i = first; i < end && rc == MPI_SUCCESS; i++) {
-        const cs_step *st = &s->steps[i];
-        if (st->kind == CS_STEP_RECV)
-            rc = PMPI_Irecv(cs_exec_at(x, st->buf, st->off), (int)st->len, MPI_BYTE, st->peer, CS_EXEC_TAG,
-                            x->comm, &reqs[(*n)++]);
-        else if (st->kind == CS_STEP_SEND)
-            rc = PMPI_Isend(cs_exec_at(x, st->buf, st->off), (int)st->len, MPI_BYTE, st->peer, CS_EXEC_TAG,
-                            x->comm, &reqs[(*n)++]);
-    }
-    return rc;
+    return len <= CS_EXEC_MAX_MSG ? 1 : (len + CS_EXEC_MAX_MSG - 1) / CS_EXEC_MAX_MSG;
 }
 
-/* GCC 12 reads MPICH's access attributes as if MPI_STATUSES_IGNORE were an
- * array of n statuses and warns; it is the standard's way to ignore them. */
-static int cs_exec_waitall(int n, MPI_Request *reqs)
+/* One message: a receive takes any tag (the error tag too); a send after a
+ * failure is empty, with the error tag. */
+static int cs_exec_post_one(int recv, char *at, size_t len, int peer, int failed, const cs_exec *x, MPI_Request *req)
 {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-    return PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
-#pragma GCC diagnostic pop
+    if (recv)
+        return PMPI_Irecv(at, (int)len, MPI_BYTE, peer, MPI_ANY_TAG, x->comm, req);
+    if (failed)
+        return PMPI_Isend(NULL, 0, MPI_BYTE, peer, CS_EXEC_TAG_FAILED, x->comm, req);
+    return PMPI_Isend(at, (int)len, MPI_BYTE, peer, CS_EXEC_TAG, x->comm, req);
+}
+
+/* Post the receives (recv = 1) or the sends of steps [first, end), each in
+ * its pieces, at reqs[*n...]; *rc keeps the first failure. */
+static void cs_exec_post(const cs_sched *s, size_t first, size_t end, int recv, cs_exec *x, MPI_Request *reqs,
+                         int *n, int *rc)
+{
+    for (size_t i = first; i < end; i++) {
+        const cs_step *st = &s->steps[i];
+        if (st->kind != (recv ? CS_STEP_RECV : CS_STEP_SEND))
+            continue;
+        for (size_t off = 0; off < st->len || off == 0; off += CS_EXEC_MAX_MSG) {
+            const size_t len = st->len - off < CS_EXEC_MAX_MSG ? st->len - off : CS_EXEC_MAX_MSG;
+            char *at = cs_exec_at(x, st->buf, st->off + off);
+            int prc = cs_exec_post_one(recv, at, len, st->peer, *rc != MPI_SUCCESS, x, &reqs[*n]);
+            if (prc != MPI_SUCCESS) {
+                if (*rc == MPI_SUCCESS)
+                    *rc = prc;
+                prc = cs_exec_post_one(recv, at, len, st->peer, 1, x, &reqs[*n]);
+            }
+            if (prc == MPI_SUCCESS)
+                (*n)++;
+            if (st->len == 0)
+                break;
+        }
+    }
+}
+
+/* Complete reqs[0..n), the first nrecv of them receives. A failed wait may
+ * leave requests active (MPI_ERR_PENDING in their status): they are waited
+ * for one by one. A receive with the error tag is a partner's failure. */
+static void cs_exec_complete(int n, int nrecv, MPI_Request *reqs, MPI_Status *st, int *rc)
+{
+    const int wrc = PMPI_Waitall(n, reqs, st);
+    if (wrc != MPI_SUCCESS) {
+        int first = wrc;
+        for (int i = 0; i < n; i++) {
+            if (wrc == MPI_ERR_IN_STATUS && first == wrc && st[i].MPI_ERROR != MPI_SUCCESS &&
+                st[i].MPI_ERROR != MPI_ERR_PENDING)
+                first = st[i].MPI_ERROR;
+            if (reqs[i] != MPI_REQUEST_NULL)
+                PMPI_Wait(&reqs[i], &st[i]);
+        }
+        if (*rc == MPI_SUCCESS)
+            *rc = first;
+    }
+    for (int i = 0; i < nrecv && *rc == MPI_SUCCESS; i++)
+        if (st[i].MPI_TAG == CS_EXEC_TAG_FAILED)
+            *rc = MPI_ERR_OTHER;
 }
 
 static int cs_exec_max_messages(const cs_sched *s)
 {
-    int most = 0;
+    size_t most = 0;
     for (int r = 0; r < s->nrounds; r++) {
-        int n = 0;
+        size_t n = 0;
         for (size_t i = s->round_start[r]; i < cs_sched_round_end(s, r); i++)
-            n += s->steps[i].kind == CS_STEP_SEND || s->steps[i].kind == CS_STEP_RECV;
+            if (s->steps[i].kind == CS_STEP_SEND || s->steps[i].kind == CS_STEP_RECV)
+                n += cs_exec_pieces(s->steps[i].len);
         most = n > most ? n : most;
     }
-    return most;
+    return most > INT_MAX ? -1 : (int)most;
 }
 
 void cs_scratch_free(cs_scratch *sc)
@@ -79,6 +144,27 @@ void cs_scratch_free(cs_scratch *sc)
         sc->buf[t] = NULL;
         sc->size[t] = 0;
     }
+    free(sc->reqs);
+    free(sc->st);
+    sc->reqs = NULL;
+    sc->st = NULL;
+    sc->nreqs = 0;
+}
+
+static int cs_scratch_reserve_reqs(cs_scratch *sc, int n)
+{
+    if (n <= sc->nreqs)
+        return MPI_SUCCESS;
+    MPI_Request *reqs = realloc(sc->reqs, sizeof(*reqs) * (size_t)n);
+    if (reqs)
+        sc->reqs = reqs;
+    MPI_Status *st = realloc(sc->st, sizeof(*st) * (size_t)n);
+    if (st)
+        sc->st = st;
+    if (!reqs || !st)
+        return MPI_ERR_NO_MEM;
+    sc->nreqs = n;
+    return MPI_SUCCESS;
 }
 
 static int cs_scratch_reserve(cs_scratch *sc, const size_t bytes[2])
@@ -97,33 +183,29 @@ static int cs_scratch_reserve(cs_scratch *sc, const size_t bytes[2])
 
 int cs_exec_run(const cs_sched *s, cs_exec *x)
 {
-    MPI_Request inline_reqs[CS_EXEC_INLINE_REQS], *reqs = inline_reqs;
     const int most = cs_exec_max_messages(s);
-    int rc = cs_scratch_reserve(x->scratch, s->tmp_bytes);
-
+    if (most < 0)
+        return MPI_ERR_COUNT; /* the same on every rank: nobody waits */
+    int rc = cs_scratch_reserve_reqs(x->scratch, most);
+    if (rc == MPI_SUCCESS)
+        rc = cs_scratch_reserve(x->scratch, s->tmp_bytes);
     if (rc != MPI_SUCCESS)
         return rc;
+    MPI_Request *reqs = x->scratch->reqs;
+    MPI_Status *st = x->scratch->st;
     x->buf[CS_BUF_TMP0] = x->scratch->buf[0];
     x->buf[CS_BUF_TMP1] = x->scratch->buf[1];
-    if (most > CS_EXEC_INLINE_REQS && !(reqs = malloc(sizeof(*reqs) * (size_t)most)))
-        return MPI_ERR_NO_MEM;
-
-    for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) {
+    for (int r = 0; r < s->nrounds; r++) {
         const size_t first = s->round_start[r], end = cs_sched_round_end(s, r);
-        int n = 0;
-        rc = cs_exec_post(s, first, end, x, reqs, &n);
-        if (n) {
-            /* Complete what was posted even after a failure, then report it. */
-            int wrc = cs_exec_waitall(n, reqs);
-            if (rc == MPI_SUCCESS)
-                rc = wrc;
-        }
+        int n = 0, nrecv;
+        cs_exec_post(s, first, end, 1, x, reqs, &n, &rc);
+        nrecv = n;
+        cs_exec_post(s, first, end, 0, x, reqs, &n, &rc);
+        if (n)
+            cs_exec_complete(n, nrecv, reqs, st, &rc);
         for (size_t i = first; i < end && rc == MPI_SUCCESS; i++)
             if (s->steps[i].kind >= CS_STEP_COPY)
                 rc = cs_exec_local(&s->steps[i], x);
     }
-
-    if (reqs != inline_reqs)
-        free(reqs);
     return rc;
 }

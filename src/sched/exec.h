@@ -10,10 +10,14 @@
 
 #include "sched/sched.h"
 
-/* Scratch memory kept from call to call (grown, never shrunk). */
+/* Scratch memory kept from call to call (grown, never shrunk): the
+ * schedule's buffers, the requests and statuses of a round. */
 typedef struct cs_scratch {
     void *buf[2];
     size_t size[2];
+    MPI_Request *reqs;
+    MPI_Status *st;
+    int nreqs;
 } cs_scratch;
 
 void cs_scratch_free(cs_scratch *sc);
@@ -28,7 +32,9 @@ typedef struct cs_exec {
     cs_scratch *scratch; /* where CS_BUF_TMP0/1 live */
 } cs_exec;
 
-/* Runs the schedule; returns an MPI error code (the first failure stops it). */
+/* Runs the schedule; returns the first MPI error met, MPI_ERR_OTHER if a
+ * partner failed (exec.c: how a failure travels without leaving anyone
+ * waiting). */
 int cs_exec_run(const cs_sched *s, cs_exec *x);
 
 #endif

@@ -5,7 +5,7 @@
  * messages (every send and receive of the round is in flight at once), then
  * runs the round's local steps in order (copies and reductions). Algorithms
  * (src/coll/) build schedules from rank arithmetic alone; the MPI executor
- * (sched_mpi.c) runs them, the unit tests' simulator runs all ranks of one in
+ * (exec.c) runs them, the unit tests' simulator runs all ranks of one in
  * memory, and the model prices them (sched_cost.c).
  *
  * Byte offsets are relative to the first byte of data of a buffer: for the

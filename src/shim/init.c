@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "log/log.h"
+#include "shim/args.h"
 #include "shim/shim.h"
 
 cs_state cs_shim;
@@ -58,6 +59,7 @@ static void cs_shim_start(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_shim.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &cs_shim.world_size);
     cs_shim.reduce_inplace_bug = cs_shim_reduce_inplace_bug();
+    cs_args_probe_ops();
     if (cs_config_init(&cs_shim.cfg, &err) != 0) {
         cs_config_error_format(&err, text, sizeof(text));
         if (cs_shim.world_rank == 0)

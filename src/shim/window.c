@@ -15,9 +15,8 @@
 #include "collshim.h"
 #include "log/log.h"
 #include "sched/inverse.h"
+#include "shim/args.h"
 #include "shim/shim.h"
-
-#define CS_WINDOW_TAG 0x7c6
 
 /* The most bytes of a vector one schedule carries: its messages hold up to
  * three vectors and the executor counts bytes in an int. (Overridden in a
@@ -61,7 +60,7 @@ static int cs_window_check(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op o
         return MPI_ERR_COUNT;
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    if (op == MPI_OP_NULL)
+    if (!cs_args_op_defined(op, type, NULL))
         return MPI_ERR_OP;
     if ((rc = PMPI_Type_size(type, &size)) != MPI_SUCCESS || (rc = PMPI_Type_get_extent(type, &lb, &t->extent)) ||
         (rc = PMPI_Type_get_true_extent(type, &t->true_lb, &true_extent)) != MPI_SUCCESS)
@@ -252,31 +251,33 @@ static int cs_window_block_inverse(const cs_win_type *t, MPI_Datatype type, MPI_
     return rc;
 }
 
-/* The exchange: r elements from the left neighbour, n - 1 - r from the
- * right, counted in elements of the (contiguous) datatype, addressed at
- * data - true_lb as MPI wants. */
-static int cs_window_halo(const cs_context *ctx, const cs_win_type *t, MPI_Datatype type, const char *mine,
-                          int count, int n, int r, char *e, int left, int right)
+/* The exchange, a schedule of one round run by the executor: r elements
+ * from the left neighbour, n - 1 - r from the right, as bytes of the
+ * (contiguous) datatype. The send buffer is this rank's slice, the receive
+ * buffer the extended slice e. */
+static int cs_window_halo(cs_context *ctx, const cs_win_type *t, const char *mine, int count, int n, int r, char *e,
+                          int left, int right)
 {
-    MPI_Request req[4];
-    MPI_Status st[4];
     const size_t x = (size_t)t->extent;
-    const MPI_Aint lb = t->true_lb;
-    int nreq = 0, rc = MPI_SUCCESS;
-    if (left && rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(e - lb, left, type, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
-    if (right && rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(e + (size_t)(left + count) * x - lb, right, type, ctx->rank + 1, CS_WINDOW_TAG, ctx->comm,
-                        &req[nreq++]);
-    if (ctx->rank > 0 && n - 1 - r > 0 && rc == MPI_SUCCESS)
-        rc = PMPI_Isend(mine - lb, n - 1 - r, type, ctx->rank - 1, CS_WINDOW_TAG, ctx->comm, &req[nreq++]);
-    if (ctx->rank < ctx->p - 1 && r > 0 && rc == MPI_SUCCESS)
-        rc = PMPI_Isend(mine + (size_t)(count - r) * x - lb, r, type, ctx->rank + 1, CS_WINDOW_TAG, ctx->comm,
-                        &req[nreq++]);
-    if (nreq) {
-        int wrc = PMPI_Waitall(nreq, req, st);
-        rc = rc == MPI_SUCCESS ? wrc : rc;
+    cs_sched s;
+    cs_sched_init(&s);
+    cs_sched_round(&s);
+    if (left)
+        cs_sched_recv(&s, ctx->rank - 1, CS_BUF_RECV, 0, (size_t)left * x);
+    if (right)
+        cs_sched_recv(&s, ctx->rank + 1, CS_BUF_RECV, (size_t)(left + count) * x, (size_t)right * x);
+    if (ctx->rank > 0 && n - 1 - r > 0)
+        cs_sched_send(&s, ctx->rank - 1, CS_BUF_SEND, 0, (size_t)(n - 1 - r) * x);
+    if (ctx->rank < ctx->p - 1 && r > 0)
+        cs_sched_send(&s, ctx->rank + 1, CS_BUF_SEND, (size_t)(count - r) * x, (size_t)r * x);
+    int rc = s.error;
+    if (rc == MPI_SUCCESS) {
+        cs_exec ex = {.comm = ctx->comm, .scratch = &ctx->scratch};
+        ex.buf[CS_BUF_SEND] = (void *)mine;
+        ex.buf[CS_BUF_RECV] = e;
+        rc = cs_exec_run(&s, &ex);
     }
+    cs_sched_free(&s);
     return rc;
 }
 
@@ -307,7 +308,7 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
     if (!e)
         return cs_window_fail(comm, MPI_ERR_NO_MEM);
     memcpy(e + (size_t)left * x, mine, (size_t)count * x);
-    rc = cs_window_halo(ctx, &t, datatype, mine, count, n, r, e, left, right);
+    rc = cs_window_halo(ctx, &t, mine, count, n, r, e, left, right);
     if (rc == MPI_SUCCESS)
         rc = (inverse ? cs_window_block_inverse : cs_window_block_local)(&t, datatype, op, e, len, (size_t)left,
                                                                           (size_t)count, n, r,

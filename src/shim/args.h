@@ -1,0 +1,48 @@
+/*
+ * Which calls collshim's algorithms may run: the arguments the MPI standard
+ * makes significant, checked once per call; everything erroneous goes to the
+ * MPI library, which judges it and reports through the communicator's error
+ * handler.
+ */
+#ifndef CS_ARGS_H
+#define CS_ARGS_H
+
+#include <mpi.h>
+
+#include "shim/shim.h"
+
+/* The layout of a datatype as the schedules see it. */
+typedef struct cs_layout {
+    MPI_Count size, extent, true_lb, true_extent;
+    int contig; /* elements abut: size == extent == true extent */
+} cs_layout;
+
+/* One rank's view of a call, beyond the rank-invariant problem. */
+typedef struct cs_local {
+    cs_problem prob; /* as this rank builds it: reduce in place at the root */
+    cs_layout send, recv;
+    int inplace; /* MPI_IN_PLACE here, and significant here */
+    int exact;   /* (type, op) combine exactly in any order (see cs_args_exact) */
+} cs_local;
+
+/*
+ * Check a call on an intracommunicator of ctx->p > 1 ranks and fill the
+ * layouts in *l. NULL: collshim may run it. Otherwise the call goes to the
+ * MPI library, and the string says why (for the log: "erroneous: ...").
+ */
+const char *cs_args_check(const cs_call *c, const cs_context *ctx, cs_local *l);
+
+/* A significant count below zero, which the MPI library reports wrongly (MPI_ERR_COUNT). */
+int cs_args_count_negative(const cs_call *c);
+
+/* Is op defined on type, by the MPI library's own judgement? User
+ * operators are defined on every type; predefined ones only on some
+ * predefined types. *exact, if given, gets whether the combination is
+ * exact in any order and bracketing. */
+int cs_args_op_defined(MPI_Op op, MPI_Datatype type, int *exact);
+
+/* Ask the MPI library, once, on which predefined types each predefined
+ * operator is defined (at start-up, before the program's first call). */
+void cs_args_probe_ops(void);
+
+#endif
