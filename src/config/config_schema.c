@@ -40,6 +40,14 @@ static int cs_set_coll_section(cs_yaml *y, const cs_key *key, yaml_node_t *value
             return cs_yaml_fail_at(y, (value)->start_mark, "%s: %s", path, why);                   \
     } while (0)
 
+/*
+ * No machine has costs near this (a start-up of 30 years), in seconds or in
+ * any smaller unit a user might price in; and with far larger ones, finite
+ * as they are, the model's products of costs and counts overflow to inf and
+ * NaN: predictions of inf in the JSON log, comparisons that never hold.
+ */
+#define CS_COST_MAX 1e9
+
 static int cs_set_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
                        const char *path)
 {
@@ -48,6 +56,9 @@ static int cs_set_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *
     CS_YAML_PARSE(y, value, path, "a number", cs_cfg_parse_number(s, &v, why, sizeof why));
     if (v < 0)
         return cs_yaml_fail_at(y, value->start_mark, "%s: must be >= 0, got %s", path,
+                               cs_yaml_str(value));
+    if (v > CS_COST_MAX)
+        return cs_yaml_fail_at(y, value->start_mark, "%s: must be at most 1e9, got %s", path,
                                cs_yaml_str(value));
     *(double *)((char *)obj + key->off) = v;
     return 0;
@@ -249,8 +260,9 @@ static int cs_yaml_hull_parts(cs_yaml *y, yaml_node_t *node, const char *path, i
     int sum = 0;
     if (!s)
         return -1;
-    snprintf(spec, sizeof spec, "multiphase:%s", s);
-    if (!cs_alg_lookup(CS_COLL_ALLTOALL, spec, &params, &why))
+    /* Too long for spec: a truncated copy could parse as another partition. */
+    if ((size_t)snprintf(spec, sizeof spec, "multiphase:%s", s) >= sizeof spec ||
+        !cs_alg_lookup(CS_COLL_ALLTOALL, spec, &params, &why))
         return cs_yaml_fail_at(y, node->start_mark, "%s: expected a partition such as \"2,2,1\", got '%.40s'", path, s);
     for (int i = 0; i < params.nparts; i++)
         sum += params.parts[i];

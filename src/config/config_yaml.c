@@ -142,6 +142,10 @@ int cs_yaml_mapping(cs_yaml *y, yaml_node_t *node, const cs_section *sec, void *
         if (key->type != YAML_SCALAR_NODE)
             return cs_yaml_fail_at(y, key->start_mark, "%s: expected a key name, got %s",
                                    *path ? path : "top level", cs_yaml_kind(key));
+        /* "strict\0x" (a quoted "\0") would otherwise be read as strict. */
+        if (strlen(cs_yaml_str(key)) != key->data.scalar.length)
+            return cs_yaml_fail_at(y, key->start_mark, "%s: a key contains a NUL byte",
+                                   *path ? path : "top level");
         if (!(row = cs_section_find(sec, cs_yaml_str(key))))
             return cs_yaml_unknown_key(y, sec, key);
         if (cs_yaml_check_duplicate(y, first, pair) != 0)
@@ -253,11 +257,13 @@ static void cs_yaml_salvage_strict(const unsigned char *text, size_t len, int *s
         int node = t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT ||
                    t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT;
 
+        /* Lengths too: a NUL byte makes neither the key nor the value valid. */
         if (depth == 1 && root_is_map && node) {
             if (want_key)
-                key_is_strict = t == YAML_SCALAR_EVENT &&
+                key_is_strict = t == YAML_SCALAR_EVENT && ev.data.scalar.length == 6 &&
                                 strcmp((const char *)ev.data.scalar.value, "strict") == 0;
-            else if (key_is_strict && t == YAML_SCALAR_EVENT)
+            else if (key_is_strict && t == YAML_SCALAR_EVENT &&
+                     strlen((const char *)ev.data.scalar.value) == ev.data.scalar.length)
                 cs_cfg_parse_bool((const char *)ev.data.scalar.value, strict, why, sizeof why);
             want_key = !want_key;
         }

@@ -286,6 +286,13 @@ static const struct bad_case {
     {"bad_hull_order.yaml", 3, 39, "alltoall.hull.16[2]: block sizes must increase, 64 after 64", 0},
     {"bad_hull_parts.yaml", 3, 14, "alltoall.hull.16[0][1]: expected a partition such as \"2,2,1\", got '2,x'", 0},
     {"bad_hull_list.yaml", 2, 9, "alltoall.hull: expected a mapping of p to faces, got a list", 0},
+    /* Found while writing the fuzzer (tests/fuzz/fuzz_config.c): both were accepted. */
+    {"bad_key_nul.yaml", 2, 1, "top level: a key contains a NUL byte", 0},
+    {"bad_hull_parts_long.yaml", 5, 14,
+     "alltoall.hull.64[0][1]: expected a partition such as \"2,2,1\", got '000", 0},
+    {"bad_strict_nul.yaml", 3, 9, "strict: value contains a NUL byte", 0},
+    /* Found by the fuzzer: finite, but the model's sums overflowed to inf and NaN. */
+    {"fuzz_huge_model_cost.yaml", 5, 16, "model.gamma: must be at most 1e9, got 1e308", 0},
 };
 
 START_TEST(test_bad_file)
