@@ -7,10 +7,19 @@
 #define CS_COMMON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Symbols that form the public interface: the MPI entry points and the
  * extension API. Everything else is hidden by -fvisibility=hidden. */
 #define CS_EXPORT __attribute__((visibility("default")))
+
+/* base + off, in integers: MPI buffers need not point into an object
+ * (MPI_BOTTOM is NULL in MPICH, and MPI addresses data at buffer + true lower
+ * bound), so pointer arithmetic on them could be undefined. */
+static inline void *cs_addr(const void *base, ptrdiff_t off)
+{
+    return (void *)((uintptr_t)base + (uintptr_t)off);
+}
 
 typedef enum cs_coll {
     CS_COLL_ALLTOALL,

@@ -54,7 +54,7 @@ static int cs_exec_local(const cs_step *st, cs_exec *x)
     if (st->kind == CS_STEP_UNREDUCE)
         return cs_inverse_apply(x->op, x->type, src, dst, st->len / x->type_extent);
     /* MPI addresses a buffer of this type at data - true_lb. */
-    return PMPI_Reduce_local(src - x->type_lb, dst - x->type_lb, (int)(st->len / x->type_extent), x->type,
+    return PMPI_Reduce_local(cs_addr(src, -x->type_lb), cs_addr(dst, -x->type_lb), (int)(st->len / x->type_extent), x->type,
                              x->op);
 }
 

@@ -29,8 +29,8 @@ static int cs_call_reduce_inplace_copy(const cs_call *c)
     char *copy = malloc(span ? span : 1);
     if (!copy)
         return MPI_ERR_NO_MEM;
-    memcpy(copy, (char *)c->recvbuf + true_lb, span);
-    rc = PMPI_Reduce(copy - true_lb, c->recvbuf, c->scount, c->stype, c->op, c->root, c->comm);
+    memcpy(copy, cs_addr(c->recvbuf, true_lb), span);
+    rc = PMPI_Reduce(cs_addr(copy, -true_lb), c->recvbuf, c->scount, c->stype, c->op, c->root, c->comm);
     free(copy);
     return rc;
 }
@@ -115,8 +115,8 @@ static int cs_call_ours_alltoall(const cs_call *c, cs_context *ctx, cs_local *l,
     char *packed_send = NULL, *packed_recv = NULL;
     int rc = MPI_SUCCESS;
 
-    x->buf[CS_BUF_SEND] = l->inplace ? NULL : (char *)c->sendbuf + l->send.true_lb;
-    x->buf[CS_BUF_RECV] = (char *)c->recvbuf + l->recv.true_lb;
+    x->buf[CS_BUF_SEND] = l->inplace ? NULL : cs_addr(c->sendbuf, (ptrdiff_t)l->send.true_lb);
+    x->buf[CS_BUF_RECV] = cs_addr(c->recvbuf, (ptrdiff_t)l->recv.true_lb);
     if (!l->inplace && !l->send.contig) {
         if (!(packed_send = malloc(total ? total : 1)))
             return MPI_ERR_NO_MEM;
@@ -184,12 +184,12 @@ static int cs_call_ours(const cs_call *c, cs_context *ctx, cs_local *l, const cs
 
     x.type_lb = (MPI_Aint)l->send.true_lb;
     x.type_extent = (size_t)l->send.extent;
-    x.buf[CS_BUF_SEND] = l->inplace ? NULL : (char *)c->sendbuf + l->send.true_lb;
+    x.buf[CS_BUF_SEND] = l->inplace ? NULL : cs_addr(c->sendbuf, (ptrdiff_t)l->send.true_lb);
     /* The receive buffer is significant at the root of reduce only: NULL
      * elsewhere, so that no schedule can touch it. At the root it may be
      * MPI_BOTTOM (NULL) with a type that addresses absolutely. */
     const int has_result = c->coll != CS_COLL_REDUCE || ctx->rank == c->root;
-    x.buf[CS_BUF_RECV] = has_result ? (char *)c->recvbuf + l->send.true_lb : NULL;
+    x.buf[CS_BUF_RECV] = has_result ? cs_addr(c->recvbuf, (ptrdiff_t)l->send.true_lb) : NULL;
     return cs_exec_run(&ctx->sched, &x);
 }
 

@@ -173,10 +173,11 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
 
 /* ------------------------------------------------ block-distributed array */
 
-/* One element operation on data pointers: inout = in (+) inout. */
+/* One element operation on data pointers: inout = in (+) inout. MPI addresses the data at
+ * buffer + true_lb (cs_addr: the buffer need not point into an object). */
 static int cs_window_op(const cs_win_type *t, MPI_Datatype type, MPI_Op op, const char *in, char *inout)
 {
-    return PMPI_Reduce_local(in - t->true_lb, inout - t->true_lb, 1, type, op);
+    return PMPI_Reduce_local(cs_addr(in, -t->true_lb), cs_addr(inout, -t->true_lb), 1, type, op);
 }
 
 /*

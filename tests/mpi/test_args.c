@@ -22,8 +22,10 @@ static void int_sum(void *in, void *inout, int *len, MPI_Datatype *type)
     MPI_Count size, lb, extent;
     PMPI_Type_size_x(*type, &size);
     PMPI_Type_get_true_extent_x(*type, &lb, &extent);
-    const int *x = (const int *)((char *)in + lb);
-    int *y = (int *)((char *)inout + lb);
+    /* In integers: in and inout need not point into an object (MPI_BOTTOM, or a copy less its
+     * lower bound), so pointer arithmetic on them would be undefined. */
+    const int *x = (const int *)((uintptr_t)in + (uintptr_t)lb);
+    int *y = (int *)((uintptr_t)inout + (uintptr_t)lb);
     for (MPI_Count i = 0; i < *len * (size / (MPI_Count)sizeof(int)); i++)
         y[i] += x[i];
 }

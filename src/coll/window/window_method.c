@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,23 @@ typedef struct cs_window_coeffs {
     int cap;
 } cs_window_coeffs;
 
+/* Per thread, so no lock; a key's destructor frees it when its thread ends. */
 static _Thread_local cs_window_coeffs cs_window_last_coeffs;
+static pthread_once_t cs_window_coeffs_once = PTHREAD_ONCE_INIT;
+static pthread_key_t cs_window_coeffs_key;
+static int cs_window_coeffs_keyed;
+
+static void cs_window_coeffs_release(void *coeffs)
+{
+    cs_window_coeffs *c = coeffs;
+    free(c->a);
+    *c = (cs_window_coeffs){0};
+}
+
+static void cs_window_coeffs_key_make(void)
+{
+    cs_window_coeffs_keyed = pthread_key_create(&cs_window_coeffs_key, cs_window_coeffs_release) == 0;
+}
 
 static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const cs_window_shape *shape, int inplace)
 {
@@ -70,6 +87,11 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
         double *a = realloc(c->a, sizeof(double) * 2 * (size_t)shape->p);
         if (!a)
             return NULL;
+        if (!c->a) {
+            pthread_once(&cs_window_coeffs_once, cs_window_coeffs_key_make);
+            if (cs_window_coeffs_keyed)
+                pthread_setspecific(cs_window_coeffs_key, c);
+        }
         c->a = a;
         c->k = a + shape->p;
         c->cap = shape->p;

@@ -13,6 +13,7 @@
  * at most h + popcount(n) - 1 combining steps for a position.
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "coll/window/window.h"
@@ -114,8 +115,22 @@ void cs_window_plan_free(cs_window_plan *plan)
 
 /* One plan per thread, kept for the next call with the same (p, n, r, wrap):
  * the builders of the p ranks of one problem (the simulator, the cost
- * function) then share it. Thread-local, so no lock. */
+ * function) then share it. Thread-local, so no lock; a key's destructor
+ * frees it when its thread ends (threads that come and go leak nothing). */
 static _Thread_local cs_window_plan cs_window_last;
+static pthread_once_t cs_window_last_once = PTHREAD_ONCE_INIT;
+static pthread_key_t cs_window_last_key;
+static int cs_window_last_keyed;
+
+static void cs_window_last_release(void *plan)
+{
+    cs_window_plan_free(plan);
+}
+
+static void cs_window_last_key_make(void)
+{
+    cs_window_last_keyed = pthread_key_create(&cs_window_last_key, cs_window_last_release) == 0;
+}
 
 const cs_window_plan *cs_window_plan_cached(int p, int n, int r, int wrap)
 {
@@ -123,5 +138,10 @@ const cs_window_plan *cs_window_plan_cached(int p, int n, int r, int wrap)
     if (c->need && c->p == p && c->n == n && c->r == r && c->wrap == wrap)
         return c;
     cs_window_plan_free(c);
-    return cs_window_plan_make(p, n, r, wrap, c) == MPI_SUCCESS ? c : NULL;
+    if (cs_window_plan_make(p, n, r, wrap, c) != MPI_SUCCESS)
+        return NULL;
+    pthread_once(&cs_window_last_once, cs_window_last_key_make);
+    if (cs_window_last_keyed)
+        pthread_setspecific(cs_window_last_key, c);
+    return c;
 }
