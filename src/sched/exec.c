@@ -84,7 +84,8 @@ static void cs_exec_post(const cs_sched *s, size_t first, size_t end, int recv, 
         const cs_step *st = &s->steps[i];
         if (st->kind != (recv ? CS_STEP_RECV : CS_STEP_SEND))
             continue;
-        for (size_t off = 0; off < st->len || off == 0; off += CS_EXEC_MAX_MSG) {
+        for (size_t piece = 0, pieces = cs_exec_pieces(st->len); piece < pieces; piece++) {
+            const size_t off = piece * CS_EXEC_MAX_MSG;
             const size_t len = st->len - off < CS_EXEC_MAX_MSG ? st->len - off : CS_EXEC_MAX_MSG;
             char *at = cs_exec_at(x, st->buf, st->off + off);
             int prc = cs_exec_post_one(recv, at, len, st->peer, *rc != MPI_SUCCESS, x, &reqs[*n]);
@@ -95,8 +96,6 @@ static void cs_exec_post(const cs_sched *s, size_t first, size_t end, int recv, 
             }
             if (prc == MPI_SUCCESS)
                 (*n)++;
-            if (st->len == 0)
-                break;
         }
     }
 }

@@ -153,8 +153,8 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
         if (rc == MPI_SUCCESS) {
             cs_exec ex = {.type = datatype, .type_lb = t.true_lb, .type_extent = x, .op = op, .comm = ctx->comm,
                           .scratch = &ctx->scratch};
-            ex.buf[CS_BUF_SEND] = inplace ? NULL : (char *)sendbuf + t.true_lb + done * x;
-            ex.buf[CS_BUF_RECV] = (char *)recvbuf + t.true_lb + done * x;
+            ex.buf[CS_BUF_SEND] = inplace ? NULL : cs_addr(sendbuf, t.true_lb + (ptrdiff_t)(done * x));
+            ex.buf[CS_BUF_RECV] = cs_addr(recvbuf, t.true_lb + (ptrdiff_t)(done * x));
             rc = cs_exec_run(&ctx->sched, &ex);
         }
     }
@@ -173,8 +173,8 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
 
 /* ------------------------------------------------ block-distributed array */
 
-/* One element operation on data pointers: inout = in (+) inout. MPI addresses the data at
- * buffer + true_lb (cs_addr: the buffer need not point into an object). */
+/* One element operation on data pointers: inout = in (+) inout (MPI
+ * addresses the data at buffer + true_lb). */
 static int cs_window_op(const cs_win_type *t, MPI_Datatype type, MPI_Op op, const char *in, char *inout)
 {
     return PMPI_Reduce_local(cs_addr(in, -t->true_lb), cs_addr(inout, -t->true_lb), 1, type, op);
@@ -302,7 +302,7 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
 
     const int left = ctx->rank > 0 ? r : 0, right = ctx->rank < p - 1 ? n - 1 - r : 0;
     const size_t len = (size_t)left + (size_t)count + (size_t)right, x = (size_t)t.extent;
-    const char *mine = (const char *)sendbuf + t.true_lb;
+    const char *mine = cs_addr(sendbuf, t.true_lb);
     const int inverse = cs_inverse_exists(op, datatype);
     const double t0 = cs_log_active() ? PMPI_Wtime() : 0.0;
     char *e = malloc(len * x);
@@ -313,7 +313,7 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
     if (rc == MPI_SUCCESS)
         rc = (inverse ? cs_window_block_inverse : cs_window_block_local)(&t, datatype, op, e, len, (size_t)left,
                                                                           (size_t)count, n, r,
-                                                                          (char *)recvbuf + t.true_lb);
+                                                                          cs_addr(recvbuf, t.true_lb));
     free(e);
     if (rc == MPI_SUCCESS && cs_log_active()) {
         const cs_window_record w = {
