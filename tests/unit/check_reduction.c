@@ -148,7 +148,7 @@ START_TEST(test_reduce_price_large)
             for (int rank = 0; rank < p && p <= 1000; rank++) {
                 cs_red r;
                 cs_sched_price_start(&s, &model);
-                cs_red_reduce_phase(&r, &prob, &plan, k, rank, &s);
+                cs_red_reduce_phase(&r, &prob, &plan, k, rank, 0, &s);
                 cs_red_gather_phase(&r, root);
                 const double c = cs_sched_price_total(&s);
                 slowest = c > slowest ? c : slowest;

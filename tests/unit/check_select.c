@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "coll/butterfly.h"
+#include "coll/coll.h"
 #include "select/select.h"
 
 static cs_config cfg;

@@ -1,9 +1,20 @@
 /*
  * Allreduce: butterfly with recursive halving and doubling.
  *
- * Reference: Rabenseifner and Träff 2004, §2, Fig. 1-3 (the reduction phase
- * is in src/coll/butterfly.c). The routing phase reverses the k halving
- * rounds as an allgather by recursive doubling.
+ * Reference: Rabenseifner and Träff 2004, §2, Fig. 1-3. The reduction
+ * engine's power-of-two plan (src/coll/reduction/engine.h): p = 2^n is n
+ * butterfly levels; in round z a rank exchanges with rank ^ 2^z (its bit z
+ * flipped). While z < k it sends half of its block and keeps the other half
+ * (recursive halving, the bandwidth mode); from round k on it exchanges its
+ * whole block (the latency mode). The threshold b of the paper ("halve while
+ * the block is larger than b") and the count k of halving rounds say the
+ * same thing; the model picks k when the configuration gives neither. The
+ * routing phase reverses the k halving rounds as an allgather by recursive
+ * doubling. The vector is reduced in RECV (no scratch copy of the input).
+ *
+ * Canonical order: the partner whose bit z is 1 holds the right operand, so
+ * after round z each block is ((m_i0 + ... ) + ( ... + m_i0+2^(z+1)-1)) with
+ * the same balanced bracketing on every rank and for every element.
  *
  * Restrictions: p a power of two; contiguous datatype. Any operator:
  * canonical order, one bracketing, bitwise the same result on every rank.
@@ -16,56 +27,14 @@
  *                                           non-commutative combine (n >= 1)
  * + sum_{z<k} [alpha + beta m/2^(z+1)]      allgather
  * k = n, m >> b: about 2 n alpha + 2 beta m + gamma m (bandwidth mode);
- * k = 0: n (alpha + (beta + gamma) m) (latency mode).
+ * k = 0: n (alpha + (beta + gamma) m) (latency mode). In price.c.
  */
 #include "coll/params.h"
-#include "coll/butterfly.h"
-
-static double cs_allreduce_butterfly_cost(const cs_model *model, const cs_problem *prob,
-                                          const cs_params *params)
-{
-    const int n = cs_log2_exact(prob->p), k = params->k;
-    const double m = (double)prob->bytes;
-    double t = cs_butterfly_reduce_cost(model, prob, k) + cs_butterfly_routing_cost(model, prob, k);
-    if (!(prob->flags & CS_PROB_INPLACE))
-        t += model->rho * m;
-    if (n >= 1 && !(prob->flags & CS_PROB_COMMUTATIVE))
-        t += model->rho * m / (double)(1ull << k);
-    return t;
-}
+#include "coll/reduction/engine.h"
 
 static void cs_allreduce_butterfly_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    cs_butterfly_tune_with(cs_allreduce_butterfly_cost, model, prob, params);
-}
-
-static int cs_allreduce_butterfly_build(const cs_problem *prob, const cs_params *params, int rank,
-                                        cs_sched *s)
-{
-    const size_t e = prob->elem;
-    cs_butterfly_state st;
-
-    if (!(prob->flags & CS_PROB_INPLACE)) {
-        cs_sched_round(s);
-        cs_sched_copy(s, CS_BUF_SEND, 0, CS_BUF_RECV, 0, prob->bytes);
-    }
-    cs_butterfly_reduce_phase(prob, params, rank, -1, CS_BUF_RECV, s, &st);
-    cs_sched_copy(s, st.cur, st.lo * e, CS_BUF_RECV, st.lo * e, (st.hi - st.lo) * e);
-
-    /* Allgather: undo the halving rounds, last first; each rank's block
-     * doubles to the block it had before that round. */
-    for (int z = params->k - 1; z >= 0; z--) {
-        const int partner = rank ^ (1 << z);
-        const int right = (rank >> z) & 1;
-        const size_t plo = right ? st.lo_at[z] : st.hi;
-        const size_t phi = right ? st.lo : st.hi_at[z];
-        cs_sched_round(s);
-        cs_sched_send(s, partner, CS_BUF_RECV, st.lo * e, (st.hi - st.lo) * e);
-        cs_sched_recv(s, partner, CS_BUF_RECV, plo * e, (phi - plo) * e);
-        st.lo = st.lo_at[z];
-        st.hi = st.hi_at[z];
-    }
-    return s->error;
+    cs_red_tune(cs_red_cost_pow2, model, prob, params, 1);
 }
 
 const cs_alg cs_allreduce_butterfly = {
@@ -75,7 +44,7 @@ const cs_alg cs_allreduce_butterfly = {
     .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
     .parse = cs_params_parse_bk,
     .tune = cs_allreduce_butterfly_tune,
-    .cost = cs_allreduce_butterfly_cost,
-    .build = cs_allreduce_butterfly_build,
+    .cost = cs_red_cost_pow2,
+    .build = cs_red_build_pow2,
     .format = cs_params_format_bk,
 };

@@ -8,7 +8,7 @@
  * butterfly first, over groups of consecutive ranks), §2 (the routing phase
  * reverses the reduction phase: an allgather for allreduce, a gather to the
  * root for reduce; an eliminated root gets the block from the survivor it
- * fed). The plan and the builders are in plan.c and engine.c. Each stage
+ * fed). The plan and the builders are in plan.c and engine.h. Each stage
  * splits the block while the model (or the threshold b) says so. Canonical
  * order, one bracketing; reduce at any root, in place at the root.
  *
@@ -21,9 +21,11 @@
  * (ceil(log2 p) + 1)(alpha + beta m) + ceil(log2 p) gamma m; plus rho m
  * (input copy) and rho m_final (result copy). The exact closed form, per
  * stage and per role of the elimination, is cs_red_allreduce_cost. Reduce:
- * the reduction phase, then the root receives what its partners hold at
- * every split stage; priced exactly on the ranks that can be slowest by
- * cs_red_reduce_cost.
+ * split stages as allreduce, whole levels one way towards the root (a tree
+ * over the level's members in ceil(log2 f) rounds, adjacent runs only: no
+ * two-way exchange, no hand-over to an eliminated root), then the root
+ * receives what its partners hold at every split stage; priced on the
+ * ranks that can be slowest by cs_red_reduce_cost (every rank up to 128).
  */
 #include "coll/params.h"
 #include "coll/reduction/engine.h"
@@ -31,7 +33,7 @@
 static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
     params->rmax = -1; /* no rings */
-    cs_red_tune(cs_red_cost, model, prob, params);
+    cs_red_tune(cs_red_cost, model, prob, params, 0);
 }
 
 #define CS_ELIMINATION_ROW(collective, what)                                                                    \

@@ -63,3 +63,37 @@ int cs_elim_member(const cs_elim *el, int unit, int upper)
     const int a = unit <= el->merged ? 2 * (unit - 1) : 2 * el->merged + (unit - 1 - el->merged);
     return 3 + 2 * a + upper;
 }
+
+/*
+ * The tree of the run [lo, hi) in L = ceil(log2 (hi - lo)) rounds: a half
+ * holding `to` and the other half, each at most H = 2^(L-1) members, each a
+ * tree of its own in rounds 0..L-2 (rooted at `to`, and at the other half's
+ * member next to the cut); in round L-1 that member sends its run to `to`.
+ * The half of `to` is the smaller of the prefix and the suffix that hold it
+ * (at least hi - lo - H members), so that `to`, which also copies the
+ * result out, receives in as few rounds as it can.
+ */
+cs_tree_act cs_tree_step(int n, int to, int me, int t, int *peer)
+{
+    int lo = 0, hi = n;
+    while (hi - lo > 1) {
+        const int L = cs_ceil_log2(hi - lo), H = 1 << (L - 1);
+        if (t > L - 1)
+            return CS_TREE_IDLE;                                  /* this run was complete before round t */
+        const int pre = (to + 1 > hi - H ? to + 1 : hi - H) - lo; /* prefix [lo, lo + pre) */
+        const int suf = hi - (to < lo + H ? to : lo + H);         /* suffix [hi - suf, hi) */
+        const int low_half = pre < hi - lo && (pre <= suf || suf >= hi - lo);
+        const int cut = low_half ? lo + pre : hi - suf, from = low_half ? cut : cut - 1;
+        if (t == L - 1) {
+            *peer = me == to ? from : to;
+            if (me == to)
+                return low_half ? CS_TREE_RECV_LEFT : CS_TREE_RECV_RIGHT;
+            return me == from ? CS_TREE_SEND : CS_TREE_IDLE;
+        }
+        if ((me < cut) != (to < cut)) /* me in the other half: its tree ends at `from` */
+            to = from;
+        lo = me < cut ? lo : cut;
+        hi = me < cut ? cut : hi;
+    }
+    return CS_TREE_IDLE;
+}

@@ -85,4 +85,15 @@ int cs_elim_member(const cs_elim *el, int unit, int upper);
  * eliminated v (T2, or the second pair of a merged unit) gave its block to. */
 int cs_elim_collector(const cs_elim *el, int v);
 
+/* Reduce's whole levels: a one-way tree over members 0..n-1 towards member
+ * `to` in ceil(log2 n) rounds that only ever joins adjacent runs, so the
+ * result is in canonical order for any `to`. What `me` does in round t: */
+typedef enum cs_tree_act {
+    CS_TREE_IDLE,
+    CS_TREE_RECV_LEFT,  /* receive the run to the right of mine: mine is the left operand */
+    CS_TREE_RECV_RIGHT, /* receive the run to the left of mine */
+    CS_TREE_SEND        /* send all I hold to *peer; done */
+} cs_tree_act;
+cs_tree_act cs_tree_step(int n, int to, int me, int t, int *peer);
+
 #endif

@@ -18,6 +18,8 @@
  * Cost: per ring of f on m bytes, split: 2 (f - 1)(alpha + beta m/f) +
  * (f - 1) gamma m/f + 2 rho m/f; whole: ceil(log2 f) alpha + (f - 1)(beta +
  * gamma) m + 2 rho m; other levels as in elimination.c (cs_red_cost).
+ * Reduce's whole rings go one way, at most ceil(log2 f)(alpha + (beta +
+ * gamma) m) on the member of the root (elimination.c).
  */
 #include "coll/params.h"
 #include "coll/reduction/engine.h"
