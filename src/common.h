@@ -21,14 +21,20 @@ static inline void *cs_addr(const void *base, ptrdiff_t off)
     return (void *)((uintptr_t)base + (uintptr_t)off);
 }
 
+/* The MPI library's collectives collshim intercepts (up to CS_COLL_LAST),
+ * then the collectives of the extension API (include/collshim.h), which the
+ * library does not have (up to CS_COLL_COUNT). */
 typedef enum cs_coll {
     CS_COLL_ALLTOALL,
     CS_COLL_ALLREDUCE,
     CS_COLL_REDUCE,
-    CS_COLL_LAST
+    CS_COLL_LAST,
+    CS_COLL_WINDOW = CS_COLL_LAST, /* collshim_window_reduce */
+    CS_COLL_WINDOW_BLOCK,          /* collshim_window_reduce_block */
+    CS_COLL_COUNT
 } cs_coll;
 
-/* "alltoall", "allreduce", "reduce" */
+/* "alltoall", "allreduce", "reduce", "window", "window_block" */
 const char *cs_coll_name(cs_coll coll);
 
 /* floor(log2 x) and ceil(log2 x) for x >= 1 (0 below); log2 x for a power
@@ -64,6 +70,9 @@ typedef struct cs_model {
     double beta;
     double rho;
     double gamma;
+    /* Bokhari's hulls under this model, built once with the configuration
+     * (model/hull.h); NULL: computed when asked. */
+    const struct cs_hull_table *hulls;
 } cs_model;
 
 /* Properties of one call that are equal on every rank (flags of cs_problem). */
@@ -71,7 +80,8 @@ enum {
     CS_PROB_INPLACE = 1u << 0,     /* MPI_IN_PLACE */
     CS_PROB_COMMUTATIVE = 1u << 1, /* MPI_Op_commutative */
     CS_PROB_CONTIG = 1u << 2,      /* datatypes are contiguous: size == extent == true extent */
-    CS_PROB_EXACT = 1u << 3        /* results do not depend on operand order (integers, MIN/MAX...) */
+    CS_PROB_EXACT = 1u << 3,       /* results do not depend on operand order (integers, MIN/MAX...) */
+    CS_PROB_INVERSE = 1u << 4      /* the operator has an exact inverse on the type (sched/inverse.h) */
 };
 
 /*
@@ -86,6 +96,7 @@ typedef struct cs_problem {
     size_t elem;  /* bytes per element; 1 for alltoall, whose schedules move bytes */
     size_t bytes; /* m: count * elem */
     unsigned flags;
+    int n, r;     /* the window reductions: window length and result offset; 0 otherwise */
 } cs_problem;
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * The algorithm tables: one row per algorithm, one table per collective.
- * Adding an algorithm is one file in src/coll/<collective>/ and one row in
+ * The collectives and their algorithm tables: one row per algorithm, one
+ * table and one descriptor (cs_collective) per collective. Adding an
+ * algorithm is one file in src/coll/<collective>/ and one row in
  * src/coll/registry.c.
  */
 #ifndef CS_COLL_H
@@ -15,11 +16,10 @@ enum {
     CS_REQ_COMMUTATIVE = 1u << 1, /* the operator is commutative */
     CS_REQ_EXACT = 1u << 2,       /* the result may not depend on operand order */
     CS_REQ_CONTIG = 1u << 3,      /* contiguous datatypes */
-    CS_REQ_P_GT_1 = 1u << 4,      /* at least two processes */
-    CS_REQ_COUNT_GT_0 = 1u << 5,  /* a nonempty message */
-    CS_REQ_NOT_POW2 = 1u << 6,    /* p is not a power of two (the butterfly's domain otherwise) */
-    CS_REQ_SMALL_ODD = 1u << 7,   /* p has an odd factor 3, 5 or 7 */
-    CS_REQ_PARTITION = 1u << 8    /* parts given in advance sum to log2 p (cs_params_parts_fit) */
+    CS_REQ_NOT_POW2 = 1u << 4,    /* p is not a power of two (the butterfly's domain otherwise) */
+    CS_REQ_SMALL_ODD = 1u << 5,   /* p has an odd factor 3, 5 or 7 */
+    CS_REQ_PARTITION = 1u << 6,   /* parts given in advance sum to log2 p (cs_params_parts_fit) */
+    CS_REQ_INVERSE = 1u << 7      /* the operator has an exact inverse (CS_PROB_INVERSE) */
 };
 
 #define CS_MAX_PARTS 32
@@ -68,12 +68,47 @@ typedef struct cs_alg {
     int (*format)(const cs_params *params, char *buf, size_t size);
     /* Optional, for the log: the plan in words, e.g. "butterfly 2x2 (split 2), ring 3, elimination 5". */
     int (*describe)(const cs_problem *prob, const cs_params *params, char *buf, size_t size);
+    /* Optional, for the log's reason: how the tuning chose the parameters,
+     * e.g. "; hull face 64..4095 B (model)"; returns the length. */
+    int (*explain)(const cs_params *params, char *buf, size_t size);
+    /* Optional: the row that runs in its place when it is forced on a call
+     * it cannot run (prefix-suffix for prefix-suffix-inverse); NULL: the
+     * model chooses among the others. */
+    const struct cs_alg *instead;
 } cs_alg;
 
-/* The table of a collective, native first; *n gets its length. */
+/*
+ * What collshim knows of a collective, in one place: its table, whether
+ * the MPI library has it, how its decisions are cached, its largest
+ * message. The shim's side (how a call is described, run and logged) is
+ * src/shim/collectives.c.
+ */
+typedef struct cs_collective {
+    cs_coll coll; /* named by cs_coll_name: in the log, the configuration, COLLSHIM_<NAME> */
+    const cs_alg *const *table;
+    int nalgs;
+    /* table[0]: the MPI library's collective (native), or, for the
+     * extension API, ours that runs every call (the fallback). */
+    int native;
+    /* The model's choice depends on the size and the variant only, so it
+     * is kept as breakpoints per communicator (not for the windows: n, r). */
+    int breakpoints;
+    /* The largest message any of its schedules sends, in units of prob->bytes
+     * (alltoall: times p); the executor counts bytes in an int. */
+    double blocks_per_message;
+    int blocks_times_p;
+} cs_collective;
+
+const cs_collective *cs_collective_of(cs_coll coll);
+
+/* A bound on the largest message of a call's schedules, in bytes. */
+double cs_collective_largest_message(const cs_problem *prob);
+
+/* The table of a collective, native (or the fallback) first; *n gets its length. */
 const cs_alg *const *cs_alg_table(cs_coll coll, int *n);
 
-/* The native row of a collective: the MPI library's own algorithm. */
+/* The first row of a collective: the MPI library's own algorithm, or the
+ * extension API's fallback (cs_collective.native). */
 const cs_alg *cs_alg_native(cs_coll coll);
 
 /*

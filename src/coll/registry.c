@@ -18,6 +18,11 @@ extern const cs_alg cs_reduce_butterfly;
 extern const cs_alg cs_reduce_binomial;
 extern const cs_alg cs_reduce_elimination;
 extern const cs_alg cs_reduce_ring;
+extern const cs_alg cs_window_recursive;
+extern const cs_alg cs_window_prefix_suffix;
+extern const cs_alg cs_window_prefix_suffix_inverse;
+extern const cs_alg cs_window_block_prefix_suffix;
+extern const cs_alg cs_window_block_differences;
 
 static const cs_alg cs_native[CS_COLL_LAST] = {
     [CS_COLL_ALLTOALL] = {.name = "native", .description = "the MPI library's MPI_Alltoall", .coll = CS_COLL_ALLTOALL},
@@ -33,22 +38,51 @@ static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE]
                                                    &cs_allreduce_windowed};
 static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly,
                                                 &cs_reduce_binomial, &cs_reduce_elimination, &cs_reduce_ring};
+/* The extension API: no library version; the first row runs every call. */
+static const cs_alg *const cs_window_table[] = {&cs_window_recursive, &cs_window_prefix_suffix,
+                                                &cs_window_prefix_suffix_inverse};
+static const cs_alg *const cs_window_block_table[] = {&cs_window_block_prefix_suffix, &cs_window_block_differences};
 
-#define CS_ROWS(t) (int)(sizeof(t) / sizeof((t)[0]))
+#define CS_ROWS(t) (t), (int)(sizeof(t) / sizeof((t)[0]))
+
+/*
+ * Largest messages: alltoall phases carry up to p/2 blocks; a whole ring
+ * gathered by Bruck's concatenation sends up to (f - 1)/2 <= 3 vectors; a
+ * window message packs up to three; the block exchange sends at most the
+ * slice.
+ */
+static const cs_collective cs_collectives[CS_COLL_COUNT] = {
+    [CS_COLL_ALLTOALL] = {CS_COLL_ALLTOALL, CS_ROWS(cs_alltoall_table), 1, 1, 1.0, 1},
+    [CS_COLL_ALLREDUCE] = {CS_COLL_ALLREDUCE, CS_ROWS(cs_allreduce_table), 1, 1, 4.0, 0},
+    [CS_COLL_REDUCE] = {CS_COLL_REDUCE, CS_ROWS(cs_reduce_table), 1, 1, 4.0, 0},
+    [CS_COLL_WINDOW] = {CS_COLL_WINDOW, CS_ROWS(cs_window_table), 0, 0, 3.0, 0},
+    [CS_COLL_WINDOW_BLOCK] = {CS_COLL_WINDOW_BLOCK, CS_ROWS(cs_window_block_table), 0, 0, 1.0, 0},
+};
+
+const cs_collective *cs_collective_of(cs_coll coll)
+{
+    return &cs_collectives[coll];
+}
+
+double cs_collective_largest_message(const cs_problem *prob)
+{
+    const cs_collective *c = &cs_collectives[prob->coll];
+    return (double)prob->bytes * c->blocks_per_message * (c->blocks_times_p ? (double)prob->p : 1.0);
+}
 
 const cs_alg *const *cs_alg_table(cs_coll coll, int *n)
 {
-    switch (coll) {
-    case CS_COLL_ALLTOALL: *n = CS_ROWS(cs_alltoall_table); return cs_alltoall_table;
-    case CS_COLL_ALLREDUCE: *n = CS_ROWS(cs_allreduce_table); return cs_allreduce_table;
-    case CS_COLL_REDUCE: *n = CS_ROWS(cs_reduce_table); return cs_reduce_table;
-    default: *n = 0; return NULL;
+    if ((unsigned)coll >= CS_COLL_COUNT) {
+        *n = 0;
+        return NULL;
     }
+    *n = cs_collectives[coll].nalgs;
+    return cs_collectives[coll].table;
 }
 
 const cs_alg *cs_alg_native(cs_coll coll)
 {
-    return &cs_native[coll];
+    return cs_collectives[coll].table[0];
 }
 
 void cs_params_init(cs_params *params)

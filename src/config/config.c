@@ -18,7 +18,7 @@ void cs_config_defaults(cs_config *cfg)
     /* One shared-memory node: about 1 us per message, 5 GB/s on the wire,
      * 10 GB/s for a local copy, 4 GB/s through a reduction operator. */
     cfg->model = (cs_model){.alpha = 1.0e-6, .beta = 2.0e-10, .rho = 1.0e-10, .gamma = 2.5e-10};
-    for (int c = 0; c < CS_COLL_LAST; c++) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
         cfg->coll[c].choice = CS_CHOICE_AUTO;
         cs_params_init(&cfg->coll[c].params);
     }
@@ -26,7 +26,6 @@ void cs_config_defaults(cs_config *cfg)
     strcpy(cfg->log_file, "stderr");
     cfg->log_all_ranks = 1;
     cfg->reproducible = 1;
-    cfg->window_method = -1;
 }
 
 /*

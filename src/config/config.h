@@ -44,7 +44,7 @@ typedef enum cs_log_level { CS_LOG_OFF, CS_LOG_SUMMARY, CS_LOG_CALLS } cs_log_le
 
 typedef struct cs_config {
     cs_model model;
-    cs_coll_config coll[CS_COLL_LAST];
+    cs_coll_config coll[CS_COLL_COUNT]; /* the window's: window.method (auto or forced) */
     cs_log_level log_level;
     char log_file[PATH_MAX]; /* pattern: %r rank, %p pid, %% percent; "stderr" */
     int log_all_ranks;       /* 1: every rank logs; else the ranks listed */
@@ -52,7 +52,6 @@ typedef struct cs_config {
     int nlog_ranks;
     int strict;       /* a configuration error aborts instead of falling back */
     int reproducible; /* only rank-invariant results (default 1) */
-    int window_method; /* collshim_window_reduce: -1 the model chooses, else a cs_window_method */
     char source[PATH_MAX]; /* the file read, "" for the built-in defaults */
 } cs_config;
 

@@ -44,18 +44,14 @@ static int cs_env_log_level(const cs_env_var *var, const char *value, cs_config 
     return cs_cfg_parse_level(value, &cfg->log_level, why, n);
 }
 
-static int cs_env_window_method(const cs_env_var *var, const char *value, cs_config *cfg, char *why,
-                                size_t n)
-{
-    return cs_cfg_parse_window_method(value, &cfg->window_method, why, n);
-}
-
 static int cs_env_coll(const cs_env_var *var, const char *value, cs_config *cfg, char *why,
                        size_t n)
 {
     cs_coll_config *cc = &cfg->coll[var->coll];
 
-    if (cs_cfg_parse_choice(var->coll, value, cc, why, n) != 0)
+    const int rc = var->coll == CS_COLL_WINDOW ? cs_cfg_parse_window_method(value, cc, why, n)
+                                               : cs_cfg_parse_choice(var->coll, value, cc, why, n);
+    if (rc != 0)
         return -1;
     cc->from_env = 1;
     return 0;
@@ -69,7 +65,7 @@ static const cs_env_var cs_env_vars[] = {
     {"COLLSHIM_ALLTOALL", cs_env_coll, CS_COLL_ALLTOALL},
     {"COLLSHIM_ALLREDUCE", cs_env_coll, CS_COLL_ALLREDUCE},
     {"COLLSHIM_REDUCE", cs_env_coll, CS_COLL_REDUCE},
-    {"COLLSHIM_WINDOW_METHOD", cs_env_window_method, 0},
+    {"COLLSHIM_WINDOW_METHOD", cs_env_coll, CS_COLL_WINDOW},
 };
 
 #define CS_NENV (sizeof cs_env_vars / sizeof cs_env_vars[0])

@@ -24,7 +24,7 @@ int cs_cfg_parse_choice(cs_coll coll, const char *spec, cs_coll_config *cc, char
 
 /* "stderr" or a path pattern with %r, %p, %%; copied into out[PATH_MAX]. */
 /* "auto" (-1) or a window method's name (coll/window/window.h). */
-int cs_cfg_parse_window_method(const char *s, int *out, char *why, size_t n);
+int cs_cfg_parse_window_method(const char *s, cs_coll_config *cc, char *why, size_t n);
 
 int cs_cfg_parse_log_file(const char *s, char *out, char *why, size_t n);
 

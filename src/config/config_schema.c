@@ -390,7 +390,7 @@ static int cs_set_window_method(cs_yaml *y, const cs_key *key, yaml_node_t *valu
     cs_config *cfg = obj;
 
     CS_YAML_PARSE(y, value, path, "auto or a window method",
-                  cs_cfg_parse_window_method(s, &cfg->window_method, why, sizeof why));
+                  cs_cfg_parse_window_method(s, &cfg->coll[CS_COLL_WINDOW], why, sizeof why));
     return 0;
 }
 

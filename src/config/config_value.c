@@ -14,7 +14,6 @@
 
 #include "config/config.h"
 #include "config/config_internal.h"
-#include "coll/window/window.h"
 
 /* ---- value parsers ---------------------------------------------------- */
 
@@ -51,16 +50,27 @@ int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n)
     return -1;
 }
 
-int cs_cfg_parse_window_method(const char *s, int *out, char *why, size_t n)
+static void cs_alg_names(cs_coll coll, char *buf, size_t size);
+static void cs_choice_set(cs_coll_config *cc, cs_choice choice, const cs_alg *alg, const cs_params *params);
+
+/* window.method: auto, or a row of the window collective, which takes no arguments. */
+int cs_cfg_parse_window_method(const char *s, cs_coll_config *cc, char *why, size_t n)
 {
+    const char *why_lookup = NULL;
+    cs_params params;
+    const cs_alg *alg = strchr(s, ':') ? NULL : cs_alg_lookup(CS_COLL_WINDOW, s, &params, &why_lookup);
+    char names[160];
+
     if (strcasecmp(s, "auto") == 0) {
-        *out = -1;
+        cs_choice_set(cc, CS_CHOICE_AUTO, NULL, NULL);
         return 0;
     }
-    if ((*out = cs_window_method_parse(s)) >= 0)
+    if (alg) {
+        cs_choice_set(cc, CS_CHOICE_FORCED, alg, &params);
         return 0;
-    snprintf(why, n, "unknown window method '%.40s' (valid: auto, recursive, prefix-suffix, prefix-suffix-inverse)",
-             s);
+    }
+    cs_alg_names(CS_COLL_WINDOW, names, sizeof names);
+    snprintf(why, n, "unknown window method '%.40s' (valid: %s)", s, names);
     return -1;
 }
 

@@ -25,7 +25,7 @@ static struct {
     int rank;
     const char *source; /* the configuration file, for the summary header */
     pthread_mutex_t lock; /* the tallies, under MPI_THREAD_MULTIPLE */
-    cs_log_tally tally[CS_COLL_LAST][CS_LOG_ALGS][CS_LOG_BINS];
+    cs_log_tally tally[CS_COLL_COUNT][CS_LOG_ALGS][CS_LOG_BINS];
 } cs_log = {.level = CS_LOG_OFF, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int cs_log_rank_listed(const cs_config *cfg, int rank)
@@ -154,15 +154,14 @@ static void cs_log_tally_add(const cs_record *r)
     pthread_mutex_unlock(&cs_log.lock);
 }
 
-/* The breakpoints of the hull face that chose a multiphase partition, if one did. */
-static void cs_log_face(const cs_params *params, char *buf, size_t size)
+/* Where the call sits: the root for the library's collectives, the window
+ * (n, r) for the extension API's. */
+static void cs_log_shape(const cs_problem *prob, char *buf, size_t size)
 {
-    const char *src = params->face_src == 2 ? "configured" : "model";
-    buf[0] = '\0';
-    if (params->face_src && params->face_hi == SIZE_MAX)
-        snprintf(buf, size, "; hull face %zu.. B (%s)", params->face_lo, src);
-    else if (params->face_src)
-        snprintf(buf, size, "; hull face %zu..%zu B (%s)", params->face_lo, params->face_hi, src);
+    if (prob->coll < CS_COLL_LAST)
+        snprintf(buf, size, "\"root\":%d", prob->root);
+    else
+        snprintf(buf, size, "\"n\":%d,\"r\":%d", prob->n, prob->r);
 }
 
 /* The numbers a line may lack: "null" where there is no prediction or no schedule. */
@@ -187,11 +186,13 @@ static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
     const cs_decision *d = r->d;
-    char alg[128], face[80], plan[160] = "";
+    char alg[128], how[80] = "", plan[160] = "", shape[48];
     cs_log_numbers num;
 
     cs_log_alg_spec(d, alg, sizeof(alg));
-    cs_log_face(&d->params, face, sizeof(face));
+    cs_log_shape(prob, shape, sizeof(shape));
+    if (d->alg->explain)
+        d->alg->explain(&d->params, how, sizeof(how));
     if (d->alg->describe) {
         plan[0] = ',';
         memcpy(plan + 1, "\"plan\":\"", 8);
@@ -205,25 +206,12 @@ static void cs_log_write_call(const cs_record *r)
     /* One fprintf per line: stdio's lock keeps lines whole across threads. */
     fprintf(cs_log.out,
             "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
-            "\"inplace\":%s,\"root\":%d,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
+            "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
             "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
             cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
-            (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", prob->root,
-            alg, plan, d->reason, face, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
+            (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", shape,
+            alg, plan, d->reason, how, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
             d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted, r->elapsed, num.rounds, num.sent);
-}
-
-void cs_log_window(const cs_window_record *w)
-{
-    cs_log_numbers num;
-    if (cs_log.level != CS_LOG_CALLS)
-        return;
-    cs_log_numbers_get(w->predicted, w->stats, &num);
-    fprintf(cs_log.out,
-            "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"n\":%d,\"r\":%d,\"inplace\":%s,"
-            "\"alg\":\"%s\",\"reason\":\"%s\",\"predicted_s\":%s,\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
-            w->coll, w->rank, w->p, w->bytes, cs_log_op_name(w->op), w->n, w->r, w->inplace ? "true" : "false", w->alg,
-            w->reason, num.predicted, w->elapsed, num.rounds, num.sent);
 }
 
 void cs_log_call(const cs_record *r)
@@ -240,7 +228,7 @@ static void cs_log_summary(void)
     fprintf(cs_log.out, "@ collshim summary : rank 0\n@ config : %s\n", cs_log.source[0] ? cs_log.source : "built-in defaults");
     fprintf(cs_log.out, "@--- %-10s %-12s %-9s %10s %14s %12s %12s\n", "collective", "algorithm", "bytes", "calls",
             "total bytes", "total s", "mean s");
-    for (int c = 0; c < CS_COLL_LAST; c++) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
         int n;
         const cs_alg *const *table = cs_alg_table((cs_coll)c, &n);
         for (int a = 0; a < n && a < CS_LOG_ALGS; a++)

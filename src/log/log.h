@@ -32,22 +32,6 @@ int cs_log_active(void);
 
 void cs_log_call(const cs_record *r);
 
-/* A call of the extension API (include/collshim.h), level calls only. */
-typedef struct cs_window_record {
-    const char *coll;   /* "window" or "window_block" */
-    int rank, p, n, r;
-    size_t bytes;       /* this rank's vector or slice */
-    MPI_Op op;
-    int inplace;
-    const char *alg;    /* the method */
-    const char *reason; /* static text */
-    double predicted;   /* < 0: not priced */
-    double elapsed;
-    const cs_sched_stats *stats; /* NULL: no schedule (the block case) */
-} cs_window_record;
-
-void cs_log_window(const cs_window_record *w);
-
 /* Rank 0 writes the summary (level summary or calls); then close. */
 void cs_log_finalize(void);
 

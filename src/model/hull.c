@@ -193,22 +193,16 @@ const cs_hull_face *cs_hull_lookup(const cs_hull *hull, size_t m)
     return &hull->face[lo];
 }
 
-/* ---- the process's table -------------------------------------------------- */
+/* ---- a model's table ------------------------------------------------------ */
 
-static struct {
-    int ready;
-    cs_model model;
-    cs_hull hull[CS_HULL_MAX_D + 1];
-} cs_hull_table;
-
-void cs_hull_table_init(const cs_model *model, const cs_hull_given *given, int ngiven)
+void cs_hull_table_init(cs_hull_table *table, const cs_model *model, const cs_hull_given *given, int ngiven)
 {
     for (int d = 0; d <= CS_HULL_MAX_D; d++)
-        cs_hull_compute(model, d, &cs_hull_table.hull[d]);
+        cs_hull_compute(model, d, &table->hull[d]);
     for (int i = 0; i < ngiven; i++)
-        cs_hull_from_given(model, given[i].d, &given[i], &cs_hull_table.hull[given[i].d]);
-    cs_hull_table.model = *model;
-    cs_hull_table.ready = 1;
+        cs_hull_from_given(model, given[i].d, &given[i], &table->hull[given[i].d]);
+    table->model = *model;
+    table->model.hulls = NULL;
 }
 
 static int cs_model_same_comm(const cs_model *a, const cs_model *b)
@@ -218,8 +212,8 @@ static int cs_model_same_comm(const cs_model *a, const cs_model *b)
 
 const cs_hull *cs_hull_get(const cs_model *model, int d, cs_hull *scratch)
 {
-    if (cs_hull_table.ready && cs_model_same_comm(model, &cs_hull_table.model))
-        return &cs_hull_table.hull[d];
+    if (model->hulls && cs_model_same_comm(model, &model->hulls->model))
+        return &model->hulls->hull[d];
     cs_hull_compute(model, d, scratch);
     return scratch;
 }

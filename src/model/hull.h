@@ -88,15 +88,20 @@ const cs_hull_face *cs_hull_lookup(const cs_hull *hull, size_t m);
 int cs_envelope(const cs_model *model, const cs_part_line *lines, int n, int *out);
 
 /*
- * The process's table: the hull of every d from the configured model, or the
- * faces given[0..ngiven) configure for their d. Built once, at MPI_Init,
- * before any collective call; read only afterwards, so the call path needs
- * no lock.
+ * A model's table: the hull of every d under the model, or the faces
+ * given[0..ngiven) configure for their d. Built once with the configuration
+ * and hung on its model (cs_model.hulls); read only afterwards, so the call
+ * path needs no lock.
  */
-void cs_hull_table_init(const cs_model *model, const cs_hull_given *given, int ngiven);
+typedef struct cs_hull_table {
+    cs_model model; /* the model it was built under */
+    cs_hull hull[CS_HULL_MAX_D + 1];
+} cs_hull_table;
 
-/* The hull of d for a model: the table's if it was built from the same model,
- * else computed into *scratch (tests, tools). */
+void cs_hull_table_init(cs_hull_table *table, const cs_model *model, const cs_hull_given *given, int ngiven);
+
+/* The hull of d for a model: its table's if the table was built under the
+ * same costs, else computed into *scratch (tests, tools). */
 const cs_hull *cs_hull_get(const cs_model *model, int d, cs_hull *scratch);
 
 /* "2,2,1" into buf; returns the length as snprintf would. */

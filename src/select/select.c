@@ -20,11 +20,10 @@ static const struct {
     {CS_REQ_COMMUTATIVE, "needs a commutative operator"},
     {CS_REQ_EXACT, "needs an exact type and operator"},
     {CS_REQ_CONTIG, "needs a contiguous datatype"},
-    {CS_REQ_P_GT_1, "needs p > 1"},
-    {CS_REQ_COUNT_GT_0, "needs a nonempty message"},
     {CS_REQ_NOT_POW2, "is for p not a power of two"},
     {CS_REQ_SMALL_ODD, "needs an odd factor 3, 5 or 7 in p"},
     {CS_REQ_PARTITION, "needs parts that sum to log2 p"},
+    {CS_REQ_INVERSE, "needs an operator with an exact inverse"},
 };
 
 /* given: parameters fixed in advance (a forced "name:args"), or NULL when
@@ -36,8 +35,7 @@ static int cs_restriction_holds(unsigned flag, const cs_problem *prob, const cs_
     case CS_REQ_COMMUTATIVE: return (prob->flags & CS_PROB_COMMUTATIVE) != 0;
     case CS_REQ_EXACT: return (prob->flags & CS_PROB_EXACT) != 0;
     case CS_REQ_CONTIG: return (prob->flags & CS_PROB_CONTIG) != 0;
-    case CS_REQ_P_GT_1: return prob->p > 1;
-    case CS_REQ_COUNT_GT_0: return prob->count > 0;
+    case CS_REQ_INVERSE: return (prob->flags & CS_PROB_INVERSE) != 0;
     case CS_REQ_NOT_POW2: return (prob->p & (prob->p - 1)) != 0;
     case CS_REQ_SMALL_ODD: return prob->p % 3 == 0 || prob->p % 5 == 0 || prob->p % 7 == 0;
     case CS_REQ_PARTITION: return !given || cs_params_parts_fit(given, prob->p);
@@ -177,19 +175,25 @@ int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
     return bp->alg[lo];
 }
 
-/* A bound on the largest message any of our schedules sends for prob: the
- * executor counts bytes in an int. Alltoall phases carry up to p/2 blocks;
- * a whole ring gathered by Bruck's concatenation sends up to (f - 1)/2 <= 3
- * blocks of m. */
-static double cs_select_largest_message(const cs_problem *prob)
-{
-    return (double)prob->bytes * (prob->coll == CS_COLL_ALLTOALL ? (double)prob->p : 4.0);
-}
-
 static void cs_decide(cs_decision *d, const cs_alg *alg, const char *reason)
 {
     d->alg = alg;
     d->reason = reason;
+}
+
+/* The model's cheapest that can run, else the first row (native, or the
+ * extension API's fallback, which runs every call). */
+static void cs_select_model(const cs_config *cfg, const cs_problem *prob, cs_decision *d)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
+    if (i >= 0)
+        return cs_decide(d, table[i], "model: cheapest that can run");
+    if (!d->passed)
+        cs_select_first_declined(prob, &d->passed, &d->declined);
+    d->predicted = -1.0;
+    return cs_decide(d, table[0], "no algorithm of ours applies");
 }
 
 static const char *cs_select_forced_reason(const cs_coll_config *cc)
@@ -208,11 +212,14 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
     cs_params_init(&d->params);
     cs_decide(d, native, NULL);
 
-    if (prob->p == 1)
+    /* What the library does as well or only it can (the extension API's
+     * collectives have no library version: their first row runs these). */
+    const int library = cs_collective_of(prob->coll)->native;
+    if (library && prob->p == 1)
         return cs_decide(d, native, "p = 1: nothing to exchange");
-    if (prob->count == 0)
+    if (library && prob->count == 0)
         return cs_decide(d, native, "empty message");
-    if (cs_select_largest_message(prob) > (double)INT_MAX)
+    if (library && cs_collective_largest_message(prob) > (double)INT_MAX)
         return cs_decide(d, native, "a message would exceed INT_MAX bytes");
     if (cc->choice == CS_CHOICE_NATIVE)
         return cs_decide(d, native, cc->from_env ? "native by the environment" : "native by the configuration");
@@ -226,9 +233,15 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         }
         d->passed = cc->alg;
         d->declined = no;
+        if (cc->alg->instead && !cs_select_restriction(cc->alg->instead, prob)) {
+            d->predicted = cs_select_price(&cfg->model, cc->alg->instead, prob, &d->params);
+            return cs_decide(d, cc->alg->instead, "in place of the forced algorithm");
+        }
     }
     if (cs_config_native_range(cc, prob->bytes))
         return cs_decide(d, native, "in a native size range of the configuration");
+    if (!cs_collective_of(prob->coll)->breakpoints)
+        return cs_select_model(cfg, prob, d);
 
     /* The breakpoints hold the model's choice for this variant and size. */
     const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0) |
@@ -256,11 +269,5 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         d->passed = alg;
         d->declined = cs_select_restriction(alg, prob);
     }
-    int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
-    if (i >= 0)
-        return cs_decide(d, table[i], "model: cheapest that can run");
-    if (!d->passed)
-        cs_select_first_declined(prob, &d->passed, &d->declined);
-    d->predicted = -1.0;
-    return cs_decide(d, native, "no algorithm of ours applies");
+    return cs_select_model(cfg, prob, d);
 }

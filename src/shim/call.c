@@ -142,7 +142,7 @@ static int cs_call_ours_alltoall(const cs_call *c, cs_context *ctx, cs_local *l,
 static int cs_problem_same(const cs_problem *a, const cs_problem *b)
 {
     return a->coll == b->coll && a->p == b->p && a->root == b->root && a->count == b->count &&
-           a->elem == b->elem && a->flags == b->flags;
+           a->elem == b->elem && a->flags == b->flags && a->n == b->n && a->r == b->r;
 }
 
 /* Every parameter a builder reads (the face_* fields are derived from parts). */
@@ -190,7 +190,10 @@ static int cs_call_ours(const cs_call *c, cs_context *ctx, cs_local *l, const cs
      * MPI_BOTTOM (NULL) with a type that addresses absolutely. */
     const int has_result = c->coll != CS_COLL_REDUCE || ctx->rank == c->root;
     x.buf[CS_BUF_RECV] = has_result ? cs_addr(c->recvbuf, (ptrdiff_t)l->send.true_lb) : NULL;
-    return cs_exec_run(&ctx->sched, &x);
+    rc = cs_exec_run(&ctx->sched, &x);
+    if (rc == MPI_SUCCESS && c->finish)
+        rc = c->finish(c, d->alg);
+    return rc;
 }
 
 static void cs_call_log(const cs_call *c, const cs_context *ctx, const cs_local *l, const cs_decision *d,
@@ -237,9 +240,7 @@ int cs_call_run(const cs_call *c)
     cs_context *ctx = NULL;
     cs_problem prob = {.coll = c->coll};
     cs_local l;
-    cs_decision d;
     const char *refused;
-    int rc;
 
     if (!cs_shim.on)
         cs_shim_ensure();
@@ -262,12 +263,19 @@ int cs_call_run(const cs_call *c)
         cs_describe_alltoall(c, &prob, &l);
     else if (cs_describe_reduction(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
+    return cs_call_go(c, ctx, &prob, &l);
+}
 
-    if (ctx->last_valid[c->coll] && cs_problem_same(&ctx->last_prob[c->coll], &prob)) {
+int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, cs_local *l)
+{
+    cs_decision d;
+    int rc;
+
+    if (ctx->last_valid[c->coll] && cs_problem_same(&ctx->last_prob[c->coll], prob)) {
         d = ctx->last_decision[c->coll];
     } else {
-        cs_select(&cs_shim.cfg, &ctx->cache, &prob, &d);
-        ctx->last_prob[c->coll] = prob;
+        cs_select(&cs_shim.cfg, &ctx->cache, prob, &d);
+        ctx->last_prob[c->coll] = *prob;
         ctx->last_decision[c->coll] = d;
         ctx->last_valid[c->coll] = 1;
     }
@@ -276,11 +284,11 @@ int cs_call_run(const cs_call *c)
     if (!d.alg->build) {
         rc = cs_call_native(c);
     } else {
-        rc = cs_call_ours(c, ctx, &l, &d);
+        rc = cs_call_ours(c, ctx, l, &d);
         if (rc != MPI_SUCCESS)
             PMPI_Comm_call_errhandler(c->comm, rc);
     }
     if (logging)
-        cs_call_log(c, ctx, &l, &d, PMPI_Wtime() - t0);
+        cs_call_log(c, ctx, l, &d, PMPI_Wtime() - t0);
     return rc;
 }

@@ -70,9 +70,11 @@ static void cs_shim_start(void)
             PMPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
-    /* Bokhari's hulls for every d, once, read only from here on. */
-    cs_hull_table_init(&cs_shim.cfg.model, cs_shim.cfg.coll[CS_COLL_ALLTOALL].hull,
+    /* Bokhari's hulls for every d, once, on the model: read only from here on. */
+    static cs_hull_table hulls;
+    cs_hull_table_init(&hulls, &cs_shim.cfg.model, cs_shim.cfg.coll[CS_COLL_ALLTOALL].hull,
                        cs_shim.cfg.coll[CS_COLL_ALLTOALL].nhulls);
+    cs_shim.cfg.model.hulls = &hulls;
     if (cs_context_keyval_create() != MPI_SUCCESS)
         return;
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cs_shim_finalize_hook, &hook, NULL) != MPI_SUCCESS ||

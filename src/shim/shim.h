@@ -39,9 +39,9 @@ typedef struct cs_context {
     cs_scratch scratch;
     /* The last decision per collective: a repeated call (same problem)
      * skips selection, whose tuning can price many schedules. */
-    int last_valid[CS_COLL_LAST];
-    cs_problem last_prob[CS_COLL_LAST];
-    cs_decision last_decision[CS_COLL_LAST];
+    int last_valid[CS_COLL_COUNT];
+    cs_problem last_prob[CS_COLL_COUNT];
+    cs_decision last_decision[CS_COLL_COUNT];
     struct cs_context *next, *prev;
 } cs_context;
 
@@ -62,8 +62,20 @@ typedef struct cs_call {
     MPI_Op op;
     int root;
     MPI_Comm comm;
+    /* The extension API: what runs after the schedule, on this rank alone
+     * (the block window's pass over its slice), and its state; NULL: nothing. */
+    int (*finish)(const struct cs_call *c, const cs_alg *ran);
+    void *state;
 } cs_call;
 
+/* An MPI collective: the whole path (src/shim/call.c). */
 int cs_call_run(const cs_call *c);
+
+struct cs_local;
+
+/* A described call on ctx: decide (or repeat the last decision), run our
+ * schedule and c->finish or the MPI library's collective, log. The
+ * extension API enters here with its own checks done. */
+int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, struct cs_local *l);
 
 #endif

@@ -1,17 +1,19 @@
 /*
- * The extension API of include/collshim.h: windowed reduction across ranks
- * (recursive combination or prefix-suffix, src/coll/window/, the cheaper
- * under the model unless window.method says) and over a block-distributed
- * array (one boundary exchange, then prefix and suffix reductions over
- * sections of the window's length: Szymanski et al. 1995, §3.2, scalable
- * case). Both run on the communicator's private duplicate, from its
- * context; errors go to the user's communicator's error handler.
+ * The extension API of include/collshim.h, two collectives of collshim's
+ * own: windowed reduction across ranks (the window collective: recursive
+ * combination or prefix-suffix, src/coll/window/window_rows.c) and over a
+ * block-distributed array (window_block: one boundary exchange, then
+ * prefix and suffix reductions over sections of the window's length:
+ * Szymanski et al. 1995, §3.2, scalable case). After their own argument
+ * checks both take the path of every collective (cs_call_go): select,
+ * schedule cache, executor on the private duplicate, log. Errors go to the
+ * user's communicator's error handler.
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/window/window.h"
+#include "coll/coll.h"
 #include "collshim.h"
 #include "log/log.h"
 #include "sched/inverse.h"
@@ -25,8 +27,7 @@
 #define CS_WINDOW_PIECE_BYTES ((size_t)INT_MAX / 3)
 #endif
 
-/* Marks window schedules in a context's schedule cache (never a table row). */
-static const cs_alg cs_window_tag = {.name = "window", .description = "collshim_window_reduce"};
+extern const cs_alg cs_window_block_differences;
 
 /* A contiguous datatype: first data byte at true_lb, elements extent apart. */
 typedef struct cs_win_type {
@@ -70,66 +71,38 @@ static int cs_window_check(MPI_Comm comm, int count, MPI_Datatype type, MPI_Op o
     return MPI_SUCCESS;
 }
 
-/* Why a method was taken, for the log. */
-static const char *const cs_window_reasons[] = {
-    "the model's cheapest method",
-    "window.method",
-    "window.method asks for prefix-suffix-inverse; the operator has no exact inverse",
-};
-
-/* The method of a call: the configured one (prefix-suffix-inverse only with
- * an inverse, else prefix-suffix), or the model's cheapest; *why indexes
- * cs_window_reasons. */
-static cs_window_method cs_window_method_of(const cs_problem *prob, int n, int r, int inverse, int *why)
+/* What the executor and the log need of this rank's side of a call. */
+static void cs_window_local(const cs_win_type *t, int inplace, cs_local *l)
 {
-    const int given = cs_shim.cfg.window_method;
-    *why = given >= 0;
-    if (given == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse) {
-        *why = 2;
-        return CS_WIN_PREFIX_SUFFIX;
-    }
-    if (given >= 0)
-        return (cs_window_method)given;
-    return cs_window_method_choose(&cs_shim.cfg.model, prob->p, n, r, prob->bytes,
-                                   (prob->flags & CS_PROB_INPLACE) != 0, inverse, NULL);
+    memset(l, 0, sizeof(*l));
+    l->send.size = l->send.extent = l->send.true_extent = t->extent;
+    l->send.true_lb = t->true_lb;
+    l->send.contig = 1;
+    l->recv = l->send;
+    l->inplace = inplace;
 }
 
-/* The schedule of this call: the context's last one if it is the same
- * (the key: the problem, n, r and whether the operator has an inverse).
- * The context's parameters keep n, r, inverse, the method and the reason. */
-static int cs_window_schedule(cs_context *ctx, const cs_problem *prob, int n, int r, int inverse)
+/* The problem of a window call: the flags the rows' restrictions read. */
+static cs_problem cs_window_problem(cs_coll coll, int p, size_t count, const cs_win_type *t, MPI_Op op,
+                                    MPI_Datatype type, int n, int r, int inplace)
 {
-    cs_params params;
-    cs_params_init(&params);
-    params.nparts = 5;
-    params.parts[0] = n;
-    params.parts[1] = r;
-    params.parts[2] = inverse;
-    if (ctx->sched_alg == &cs_window_tag && ctx->sched_prob.p == prob->p && ctx->sched_prob.count == prob->count &&
-        ctx->sched_prob.elem == prob->elem && ctx->sched_prob.flags == prob->flags &&
-        ctx->sched_params.parts[0] == n && ctx->sched_params.parts[1] == r && ctx->sched_params.parts[2] == inverse)
-        return MPI_SUCCESS;
-    ctx->sched_alg = NULL;
-    cs_sched_reset(&ctx->sched);
-    int why = 0;
-    const cs_window_method method = cs_window_method_of(prob, n, r, inverse, &why);
-    params.parts[3] = (int)method;
-    params.parts[4] = why;
-    int rc = cs_window_method_build(method, prob->p, n, r, ctx->rank, prob->count, prob->elem,
-                                    (prob->flags & CS_PROB_INPLACE) != 0, &ctx->sched);
-    if (rc == MPI_SUCCESS) {
-        ctx->sched_alg = &cs_window_tag;
-        ctx->sched_prob = *prob;
-        ctx->sched_params = params;
-    }
-    return rc;
+    int commutative = 0;
+    PMPI_Op_commutative(op, &commutative);
+    return (cs_problem){.coll = coll, .p = p, .count = count, .elem = (size_t)t->extent,
+                        .bytes = count * (size_t)t->extent, .n = n, .r = r,
+                        .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u) |
+                                 (commutative ? CS_PROB_COMMUTATIVE : 0u) |
+                                 (cs_inverse_exists(op, type) ? CS_PROB_INVERSE : 0u)};
 }
 
+/* The method is a row of the window collective (src/coll/window/window_rows.c),
+ * chosen, built, run and logged like any collective's (cs_call_go). */
 CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                      int n, int r, MPI_Comm comm)
 {
     cs_context *ctx = NULL;
     cs_win_type t;
+    cs_local l;
     int p = 0;
     int rc = cs_window_check(comm, count, datatype, op, &t, &p);
     if (rc == MPI_SUCCESS && (n < 1 || n > p || r < 0 || r >= n))
@@ -139,36 +112,21 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
     if ((rc = cs_context_get(comm, &ctx)) != MPI_SUCCESS)
         return cs_window_fail(comm, rc);
 
-    const int inplace = sendbuf == MPI_IN_PLACE, inverse = cs_inverse_exists(op, datatype);
+    const int inplace = sendbuf == MPI_IN_PLACE;
     const size_t x = (size_t)t.extent, most = CS_WINDOW_PIECE_BYTES / x ? CS_WINDOW_PIECE_BYTES / x : 1;
-    const double t0 = cs_log_active() ? PMPI_Wtime() : 0.0;
-    cs_problem prob = {0};
+    cs_window_local(&t, inplace, &l);
     /* The elements are independent: a vector whose messages would pass an
-     * int count of bytes runs in pieces. */
-    for (size_t done = 0; done < (size_t)count && rc == MPI_SUCCESS; done += prob.count) {
+     * int count of bytes runs in pieces, each a call of its own. */
+    for (size_t done = 0; done < (size_t)count && rc == MPI_SUCCESS; done += most) {
         const size_t piece = (size_t)count - done < most ? (size_t)count - done : most;
-        prob = (cs_problem){.coll = CS_COLL_ALLREDUCE, .p = p, .count = piece, .elem = x, .bytes = piece * x,
-                            .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
-        rc = cs_window_schedule(ctx, &prob, n, r, inverse);
-        if (rc == MPI_SUCCESS) {
-            cs_exec ex = {.type = datatype, .type_lb = t.true_lb, .type_extent = x, .op = op, .comm = ctx->comm,
-                          .scratch = &ctx->scratch};
-            ex.buf[CS_BUF_SEND] = inplace ? NULL : cs_addr(sendbuf, t.true_lb + (ptrdiff_t)(done * x));
-            ex.buf[CS_BUF_RECV] = cs_addr(recvbuf, t.true_lb + (ptrdiff_t)(done * x));
-            rc = cs_exec_run(&ctx->sched, &ex);
-        }
+        const cs_problem prob = cs_window_problem(CS_COLL_WINDOW, p, piece, &t, op, datatype, n, r, inplace);
+        const cs_call c = {.coll = CS_COLL_WINDOW, .sendbuf = inplace ? MPI_IN_PLACE : cs_addr(sendbuf, (ptrdiff_t)(done * x)),
+                           .recvbuf = cs_addr(recvbuf, (ptrdiff_t)(done * x)), .scount = (int)piece,
+                           .rcount = (int)piece, .stype = datatype, .rtype = datatype, .op = op, .comm = comm};
+        l.prob = prob;
+        rc = cs_call_go(&c, ctx, &prob, &l); /* reports its own failures */
     }
-    if (rc == MPI_SUCCESS && cs_log_active()) {
-        cs_sched_stats st;
-        cs_sched_stats_get(&ctx->sched, &cs_shim.cfg.model, &st);
-        const cs_window_record w = {
-            .coll = "window", .rank = ctx->rank, .p = p, .n = n, .r = r, .bytes = (size_t)count * x, .op = op,
-            .inplace = inplace, .alg = cs_window_method_name((cs_window_method)ctx->sched_params.parts[3]),
-            .reason = cs_window_reasons[ctx->sched_params.parts[4]], .predicted = st.cost,
-            .elapsed = PMPI_Wtime() - t0, .stats = &st};
-        cs_log_window(&w);
-    }
-    return cs_window_fail(comm, rc);
+    return rc;
 }
 
 /* ------------------------------------------------ block-distributed array */
@@ -252,41 +210,31 @@ static int cs_window_block_inverse(const cs_win_type *t, MPI_Datatype type, MPI_
     return rc;
 }
 
-/* The exchange, a schedule of one round run by the executor: r elements
- * from the left neighbour, n - 1 - r from the right, as bytes of the
- * (contiguous) datatype. The send buffer is this rank's slice, the receive
- * buffer the extended slice e. */
-static int cs_window_halo(cs_context *ctx, const cs_win_type *t, const char *mine, int count, int n, int r, char *e,
-                          int left, int right)
+/* The block window's state for its pass after the exchange. */
+typedef struct cs_block_state {
+    const cs_win_type *t;
+    const char *e; /* the extended slice: left halo, own elements, right halo */
+    size_t len, left, count;
+    int n, r;
+    char *out;
+} cs_block_state;
+
+/* The pass over the extended slice, by the row that ran the exchange. */
+static int cs_window_block_finish(const cs_call *c, const cs_alg *ran)
 {
-    const size_t x = (size_t)t->extent;
-    cs_sched s;
-    cs_sched_init(&s);
-    cs_sched_round(&s);
-    if (left)
-        cs_sched_recv(&s, ctx->rank - 1, CS_BUF_RECV, 0, (size_t)left * x);
-    if (right)
-        cs_sched_recv(&s, ctx->rank + 1, CS_BUF_RECV, (size_t)(left + count) * x, (size_t)right * x);
-    if (ctx->rank > 0 && n - 1 - r > 0)
-        cs_sched_send(&s, ctx->rank - 1, CS_BUF_SEND, 0, (size_t)(n - 1 - r) * x);
-    if (ctx->rank < ctx->p - 1 && r > 0)
-        cs_sched_send(&s, ctx->rank + 1, CS_BUF_SEND, (size_t)(count - r) * x, (size_t)r * x);
-    int rc = s.error;
-    if (rc == MPI_SUCCESS) {
-        cs_exec ex = {.comm = ctx->comm, .scratch = &ctx->scratch};
-        ex.buf[CS_BUF_SEND] = (void *)mine;
-        ex.buf[CS_BUF_RECV] = e;
-        rc = cs_exec_run(&s, &ex);
-    }
-    cs_sched_free(&s);
-    return rc;
+    const cs_block_state *b = c->state;
+    return (ran == &cs_window_block_differences ? cs_window_block_inverse : cs_window_block_local)(
+        b->t, c->stype, c->op, b->e, b->len, b->left, b->count, b->n, b->r, b->out);
 }
 
+/* A row of the window_block collective (src/coll/window/window_block_rows.c)
+ * exchanges the boundary, then this rank's pass (cs_window_block_finish). */
 CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                                            MPI_Op op, int n, int r, MPI_Comm comm)
 {
     cs_context *ctx = NULL;
     cs_win_type t;
+    cs_local l;
     int p = 0;
     int rc = cs_window_check(comm, count, datatype, op, &t, &p);
     if (rc == MPI_SUCCESS && (n < 1 || r < 0 || r >= n))
@@ -302,26 +250,20 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
 
     const int left = ctx->rank > 0 ? r : 0, right = ctx->rank < p - 1 ? n - 1 - r : 0;
     const size_t len = (size_t)left + (size_t)count + (size_t)right, x = (size_t)t.extent;
-    const char *mine = cs_addr(sendbuf, t.true_lb);
-    const int inverse = cs_inverse_exists(op, datatype);
-    const double t0 = cs_log_active() ? PMPI_Wtime() : 0.0;
     char *e = malloc(len * x);
     if (!e)
         return cs_window_fail(comm, MPI_ERR_NO_MEM);
-    memcpy(e + (size_t)left * x, mine, (size_t)count * x);
-    rc = cs_window_halo(ctx, &t, mine, count, n, r, e, left, right);
-    if (rc == MPI_SUCCESS)
-        rc = (inverse ? cs_window_block_inverse : cs_window_block_local)(&t, datatype, op, e, len, (size_t)left,
-                                                                          (size_t)count, n, r,
-                                                                          cs_addr(recvbuf, t.true_lb));
+    memcpy(e + (size_t)left * x, cs_addr(sendbuf, (ptrdiff_t)t.true_lb), (size_t)count * x);
+    const cs_block_state b = {.t = &t, .e = e, .len = len, .left = (size_t)left, .count = (size_t)count,
+                              .n = n, .r = r, .out = cs_addr(recvbuf, (ptrdiff_t)t.true_lb)};
+    const cs_problem prob = cs_window_problem(CS_COLL_WINDOW_BLOCK, p, (size_t)count, &t, op, datatype, n, r, 0);
+    /* RECV is the extended slice: its data starts at e (true_lb added back by the executor's caller). */
+    const cs_call c = {.coll = CS_COLL_WINDOW_BLOCK, .sendbuf = sendbuf, .recvbuf = cs_addr(e, -(ptrdiff_t)t.true_lb),
+                       .scount = count, .rcount = count, .stype = datatype, .rtype = datatype, .op = op,
+                       .comm = comm, .finish = cs_window_block_finish, .state = (void *)&b};
+    cs_window_local(&t, 0, &l);
+    l.prob = prob;
+    rc = cs_call_go(&c, ctx, &prob, &l); /* reports its own failures */
     free(e);
-    if (rc == MPI_SUCCESS && cs_log_active()) {
-        const cs_window_record w = {
-            .coll = "window_block", .rank = ctx->rank, .p = p, .n = n, .r = r, .bytes = (size_t)count * x, .op = op,
-            .alg = inverse ? "prefix-differences" : "prefix-suffix",
-            .reason = inverse ? "the operator has an exact inverse" : "no exact inverse for the operator",
-            .predicted = -1.0, .elapsed = PMPI_Wtime() - t0};
-        cs_log_window(&w);
-    }
-    return cs_window_fail(comm, rc);
+    return rc;
 }

@@ -72,7 +72,7 @@ static int coll_counts(int p, unsigned requires, size_t *out)
     const size_t nwant = small_p ? sizeof(all) / sizeof(all[0]) : sizeof(large) / sizeof(large[0]);
     int n = 0;
     for (size_t i = 0; i < nwant; i++) {
-        bool seen = want[i] == 0 && (requires & CS_REQ_COUNT_GT_0);
+        bool seen = false;
         for (int j = 0; j < n && !seen; j++)
             seen = out[j] == want[i];
         if (!seen)

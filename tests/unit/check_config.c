@@ -448,22 +448,26 @@ static const struct env_case {
     {"COLLSHIM_WINDOW_METHOD", "fast", -1, "COLLSHIM_WINDOW_METHOD: unknown window method 'fast'"},
 };
 
-/* window.method and COLLSHIM_WINDOW_METHOD set the method; auto is -1. */
+/* window.method and COLLSHIM_WINDOW_METHOD set the method (a forced row of
+ * the window collective); auto lets the model choose. */
 START_TEST(test_window_method)
 {
     cs_config cfg;
     cs_config_error err;
+    const cs_coll_config *w = &cfg.coll[CS_COLL_WINDOW];
 
     cs_config_defaults(&cfg);
-    ck_assert_int_eq(cfg.window_method, -1);
+    ck_assert_int_eq(w->choice, CS_CHOICE_AUTO);
     ck_assert_int_eq(load_text("window:\n  method: prefix-suffix-inverse\n", &cfg, &err), 0);
-    ck_assert_int_eq(cfg.window_method, CS_WIN_PREFIX_SUFFIX_INVERSE);
+    ck_assert_int_eq(w->choice, CS_CHOICE_FORCED);
+    ck_assert_str_eq(w->alg->name, "prefix-suffix-inverse");
     setenv("COLLSHIM_WINDOW_METHOD", "recursive", 1);
     ck_assert_int_eq(cs_config_apply_env(&cfg, &err), 0);
-    ck_assert_int_eq(cfg.window_method, CS_WIN_RECURSIVE);
+    ck_assert_int_eq(w->choice, CS_CHOICE_FORCED);
+    ck_assert_str_eq(w->alg->name, "recursive");
     setenv("COLLSHIM_WINDOW_METHOD", "auto", 1);
     ck_assert_int_eq(cs_config_apply_env(&cfg, &err), 0);
-    ck_assert_int_eq(cfg.window_method, -1);
+    ck_assert_int_eq(w->choice, CS_CHOICE_AUTO);
 }
 END_TEST
 

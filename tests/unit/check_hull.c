@@ -442,19 +442,23 @@ START_TEST(test_table)
 {
     cs_hull_given given = {.d = 3, .nfaces = 2};
     cs_hull scratch;
+    static cs_hull_table table;
     given.face[0] = (cs_hull_given_face){.first = 0, .nparts = 1, .parts = {3}};
     given.face[1] = (cs_hull_given_face){.first = 4096, .nparts = 3, .parts = {1, 1, 1}};
-    cs_hull_table_init(&fig1, &given, 1);
+    cs_hull_table_init(&table, &fig1, &given, 1);
+    cs_model model = fig1;
+    model.hulls = &table;
+    ck_assert_ptr_eq(cs_hull_get(&fig1, 3, &scratch), &scratch); /* a model without the table */
 
-    const cs_hull *h = cs_hull_get(&fig1, 3, &scratch);
+    const cs_hull *h = cs_hull_get(&model, 3, &scratch);
     ck_assert_ptr_ne(h, &scratch);
     ck_assert(h->from_config && h->nfaces == 2 && h->face[1].first == 4096);
     ck_assert_int_eq(cs_hull_lookup(h, 4095)->nparts, 1);
     ck_assert_int_eq(cs_hull_lookup(h, 4096)->nparts, 3);
-    h = cs_hull_get(&fig1, 6, &scratch); /* not given: the model's */
+    h = cs_hull_get(&model, 6, &scratch); /* not given: the model's */
     ck_assert(!h->from_config && h->nfaces == 4);
 
-    const cs_model other = {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-9};
+    const cs_model other = {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-9, .hulls = &table}; /* other costs */
     ck_assert_ptr_eq(cs_hull_get(&other, 3, &scratch), &scratch);
     ck_assert(!scratch.from_config);
 
@@ -462,7 +466,7 @@ START_TEST(test_table)
     cs_params_init(&params);
     const cs_problem prob = {
         .coll = CS_COLL_ALLTOALL, .p = 8, .count = 5000, .elem = 1, .bytes = 5000, .flags = CS_PROB_CONTIG};
-    cs_alltoall_multiphase.tune(&fig1, &prob, &params);
+    cs_alltoall_multiphase.tune(&model, &prob, &params);
     ck_assert(params.nparts == 3 && params.face_src == 2 && params.face_lo == 4096 && params.face_hi == SIZE_MAX);
 }
 END_TEST

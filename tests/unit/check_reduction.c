@@ -49,7 +49,7 @@ static int round_talks(const cs_sched *s, int r)
  * across ranks), and the most bytes any rank sends and combines. */
 static void worst(const cs_alg *alg, const cs_problem *prob, const cs_params *params, cs_sched_stats *out)
 {
-    static const cs_model unit = {1, 1, 1, 1};
+    static const cs_model unit = {.alpha = 1, .beta = 1, .rho = 1, .gamma = 1};
     char talks[256] = {0};
     cs_sched s;
     cs_sched_init(&s);

@@ -293,7 +293,7 @@ END_TEST
 /* The cost is linear in the model: each coefficient alone prices one term. */
 START_TEST(test_stats_terms)
 {
-    static const cs_model unit[4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
+    static const cs_model unit[4] = {{.alpha = 1}, {.beta = 1}, {.rho = 1}, {.gamma = 1}};
     const double want[4] = {3, 16 + 2000, 100, 56}; /* starts, max-direction bytes, copied, reduced */
     cs_sched s;
     cs_sched_init(&s);

@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "coll/window/window.h"
+#include "config/config.h"
+#include "select/select.h"
 #include "sim.h"
 
 enum { WIN_MAX_P = 64 };
@@ -400,6 +402,180 @@ START_TEST(test_factor_table)
 }
 END_TEST
 
+/* ---------------------------------------- the window collectives' rows */
+
+static const cs_alg *win_row(cs_coll coll, const char *name)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(coll, &n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(table[i]->name, name))
+            return table[i];
+    ck_abort_msg("no row %s", name);
+    return NULL;
+}
+
+static int win_sched_same(const cs_sched *a, const cs_sched *b)
+{
+    if (a->nsteps != b->nsteps || a->nrounds != b->nrounds || a->tmp_bytes[0] != b->tmp_bytes[0] ||
+        a->tmp_bytes[1] != b->tmp_bytes[1])
+        return 0;
+    for (int r = 0; r < a->nrounds; r++)
+        if (a->round_start[r] != b->round_start[r])
+            return 0;
+    for (size_t i = 0; i < a->nsteps; i++) {
+        const cs_step *x = &a->steps[i], *y = &b->steps[i];
+        if (x->kind != y->kind || x->buf != y->buf || x->dst != y->dst || x->peer != y->peer || x->off != y->off ||
+            x->dst_off != y->dst_off || x->len != y->len)
+            return 0;
+    }
+    return 1;
+}
+
+/* The rows of the window collective build the methods' schedules and price
+ * them as the methods do, and select's choice under auto is the methods'
+ * cheapest (cs_window_method_choose), for every n and r of p. */
+START_TEST(test_window_rows)
+{
+    const int p = _i;
+    const cs_model model = {.alpha = 1.0e-6, .beta = 1.0e-9, .rho = 5.0e-11, .gamma = 1.0e-10};
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    cfg.model = model;
+    cs_sched a, b;
+    cs_sched_init(&a);
+    cs_sched_init(&b);
+    for (int n = 1; n <= p; n++)
+        for (int r = 0; r < n; r++)
+            for (int inverse = 0; inverse < 2; inverse++)
+                for (size_t bytes = 4; bytes <= ((size_t)4 << 20); bytes *= 64) {
+                    const cs_problem prob = {.coll = CS_COLL_WINDOW, .p = p, .count = bytes / 4, .elem = 4,
+                                             .bytes = bytes, .n = n, .r = r,
+                                             .flags = CS_PROB_CONTIG | (inverse ? CS_PROB_INVERSE : 0u)};
+                    double cost[CS_WIN_METHODS];
+                    const cs_window_method best = cs_window_method_choose(&model, p, n, r, bytes, 0, inverse, cost);
+                    for (int m = 0; m < CS_WIN_METHODS; m++) {
+                        const cs_alg *row = win_row(CS_COLL_WINDOW, cs_window_method_name((cs_window_method)m));
+                        if (m == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse)
+                            continue;
+                        ck_assert(row->cost(&model, &prob, NULL) == cost[m]);
+                        for (int rank = 0; rank < p; rank += p > 8 ? p / 5 : 1) {
+                            cs_sched_reset(&a);
+                            cs_sched_reset(&b);
+                            a.tmp_bytes[0] = a.tmp_bytes[1] = b.tmp_bytes[0] = b.tmp_bytes[1] = 0;
+                            ck_assert_int_eq(row->build(&prob, NULL, rank, &a), MPI_SUCCESS);
+                            ck_assert_int_eq(cs_window_method_build((cs_window_method)m, p, n, r, rank, bytes / 4, 4,
+                                                                    0, &b),
+                                             MPI_SUCCESS);
+                            ck_assert_msg(win_sched_same(&a, &b), "%s p=%d n=%d r=%d rank %d", row->name, p, n, r,
+                                          rank);
+                        }
+                    }
+                    cs_select_cache cache = {0};
+                    cs_decision d;
+                    cs_select(&cfg, &cache, &prob, &d);
+                    ck_assert_msg(d.alg == win_row(CS_COLL_WINDOW, cs_window_method_name(best)),
+                                  "p=%d n=%d r=%d %zu B: select %s, the methods' cheapest %s", p, n, r, bytes,
+                                  d.alg->name, cs_window_method_name(best));
+                }
+    cs_sched_free(&a);
+    cs_sched_free(&b);
+}
+END_TEST
+
+/* A forced prefix-suffix-inverse runs prefix-suffix where the operator has no inverse. */
+START_TEST(test_window_forced_instead)
+{
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    cfg.coll[CS_COLL_WINDOW].choice = CS_CHOICE_FORCED;
+    cfg.coll[CS_COLL_WINDOW].alg = win_row(CS_COLL_WINDOW, "prefix-suffix-inverse");
+    cs_select_cache cache = {0};
+    cs_decision d;
+    cs_problem prob = {.coll = CS_COLL_WINDOW, .p = 6, .count = 3, .elem = 4, .bytes = 12, .n = 3, .r = 1,
+                       .flags = CS_PROB_CONTIG};
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "prefix-suffix");
+    ck_assert_str_eq(d.declined, "needs an operator with an exact inverse");
+    prob.flags |= CS_PROB_INVERSE;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "prefix-suffix-inverse");
+    prob.p = 1; /* no library version: even p = 1 runs the forced row */
+    prob.n = 1;
+    prob.r = 0;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "prefix-suffix-inverse");
+}
+END_TEST
+
+/*
+ * The block window's boundary exchange, for every p up to 128: every
+ * message is matched by its peer's with the same length, and every element
+ * of every rank's extended slice (r from the left, its own, n - 1 - r from
+ * the right) is the element of the whole array it stands for. Slices of
+ * unequal counts, each at least the halo.
+ */
+START_TEST(test_window_block_exchange)
+{
+    const int p = _i;
+    const cs_alg *rows[2] = {win_row(CS_COLL_WINDOW_BLOCK, "prefix-suffix"),
+                             win_row(CS_COLL_WINDOW_BLOCK, "prefix-differences")};
+    cs_sched *sc = sim_scheds_new(p);
+    size_t *start = malloc(sizeof(size_t) * (size_t)(p + 1)), *count = malloc(sizeof(size_t) * (size_t)p);
+    ck_assert(sc && start && count);
+    for (int n = 1; n <= 9; n++)
+        for (int r = 0; r < n; r++) {
+            const size_t halo = (size_t)(r > n - 1 - r ? r : n - 1 - r);
+            start[0] = 0;
+            for (int i = 0; i < p; i++) {
+                count[i] = halo + (size_t)((i * 7 + n) % 4);
+                start[i + 1] = start[i] + count[i];
+            }
+            for (int i = 0; i < p; i++) {
+                const cs_problem prob = {.coll = CS_COLL_WINDOW_BLOCK, .p = p, .count = count[i], .elem = 8,
+                                         .bytes = 8 * count[i], .n = n, .r = r, .flags = CS_PROB_CONTIG};
+                cs_sched_reset(&sc[i]);
+                ck_assert_int_eq(rows[(i + n) % 2]->build(&prob, NULL, i, &sc[i]), MPI_SUCCESS);
+                ck_assert_int_le(sc[i].nrounds, 1);
+            }
+            for (int i = 0; i < p; i++) {
+                const size_t left = i > 0 ? (size_t)r : 0;
+                size_t filled = 0;
+                for (size_t k = 0; k < sc[i].nsteps; k++) {
+                    const cs_step *x = &sc[i].steps[k];
+                    if (x->kind != CS_STEP_RECV)
+                        continue;
+                    ck_assert(x->buf == CS_BUF_RECV && x->len > 0 && (x->peer == i - 1 || x->peer == i + 1));
+                    const cs_step *y = NULL;
+                    for (size_t j = 0; j < sc[x->peer].nsteps && !y; j++)
+                        if (sc[x->peer].steps[j].kind == CS_STEP_SEND && sc[x->peer].steps[j].peer == i)
+                            y = &sc[x->peer].steps[j];
+                    ck_assert_msg(y && y->len == x->len && y->buf == CS_BUF_SEND, "p=%d n=%d r=%d rank %d", p, n,
+                                  r, i);
+                    /* the first element received is the global element it stands for */
+                    ck_assert_uint_eq(start[x->peer] + y->off / 8, start[i] - left + x->off / 8);
+                    ck_assert(y->off + y->len <= 8 * count[x->peer]);
+                    filled += x->len / 8;
+                }
+                const size_t want = left + (i < p - 1 ? (size_t)(n - 1 - r) : 0);
+                ck_assert_msg(filled == want, "p=%d n=%d r=%d rank %d: %zu halo elements, want %zu", p, n, r, i,
+                              filled, want);
+                for (size_t k = 0; k < sc[i].nsteps; k++) /* every send has its receive */
+                    if (sc[i].steps[k].kind == CS_STEP_SEND) {
+                        int matched = 0;
+                        const int q = sc[i].steps[k].peer;
+                        for (size_t j = 0; j < sc[q].nsteps; j++)
+                            matched |= sc[q].steps[j].kind == CS_STEP_RECV && sc[q].steps[j].peer == i;
+                        ck_assert(matched);
+                    }
+            }
+        }
+    free(start);
+    free(count);
+    sim_scheds_free(sc, p);
+}
+END_TEST
+
 Suite *make_window_suite(void)
 {
     Suite *suite = suite_create("window");
@@ -413,6 +589,9 @@ Suite *make_window_suite(void)
     tcase_add_test(tc, test_method_choice);
     tcase_add_test(tc, test_factor_table);
     tcase_add_loop_test(tc, test_prefix_suffix_inverse, 1, WIN_MAX_P + 1);
+    tcase_add_loop_test(tc, test_window_rows, 1, 25);
+    tcase_add_test(tc, test_window_forced_instead);
+    tcase_add_loop_test(tc, test_window_block_exchange, 1, 129);
     suite_add_tcase(suite, tc);
     return suite;
 }

@@ -38,6 +38,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <mpi.h>
@@ -262,6 +263,20 @@ static int cs_alltoall_multiphase_format(const cs_params *params, char *buf, siz
     return cs_parts_format(parts, params->nparts, buf, size);
 }
 
+/* For the log's reason: the breakpoints of the hull face that chose the
+ * partition, if one did. */
+static int cs_alltoall_multiphase_explain(const cs_params *params, char *buf, size_t size)
+{
+    const char *src = params->face_src == 2 ? "configured" : "model";
+    if (size)
+        buf[0] = '\0';
+    if (params->face_src && params->face_hi == SIZE_MAX)
+        return snprintf(buf, size, "; hull face %zu.. B (%s)", params->face_lo, src);
+    if (params->face_src)
+        return snprintf(buf, size, "; hull face %zu..%zu B (%s)", params->face_lo, params->face_hi, src);
+    return 0;
+}
+
 const cs_alg cs_alltoall_multiphase = {
     .name = "multiphase",
     .description = "phases over a partition of log2 p (multiphase:2,2,1), by default the hull's for the size "
@@ -273,4 +288,5 @@ const cs_alg cs_alltoall_multiphase = {
     .cost = cs_alltoall_multiphase_cost,
     .build = cs_alltoall_multiphase_build,
     .format = cs_alltoall_multiphase_format,
+    .explain = cs_alltoall_multiphase_explain,
 };

@@ -113,17 +113,20 @@ static void cs_red_ring(cs_red *r, const cs_level *l)
         lo = cs_part(r->lo, r->hi, f, c);
         hi = cs_part(r->lo, r->hi, f, c + 1);
     }
+    /* The slots need f parts, up to f - 1 elements more than the block:
+     * never RECV (the root's other buffer after a swap), TMP1 then. */
+    const cs_buf slots = r->other == CS_BUF_RECV ? CS_BUF_TMP1 : r->other;
     slot = (hi - lo) * e;
-    cs_sched_scratch(r->s, r->other, slot * (size_t)f);
+    cs_sched_scratch(r->s, slots, slot * (size_t)f);
     if (split) {
         for (int t = 1; t < f; t++) {
             const int to = (c + t) % f, from = (c - t + f) % f;
             cs_sched_round(r->s);
             cs_sched_send(r->s, cs_level_member(l, r->rank, to), r->cur, cs_part(r->lo, r->hi, f, to) * e,
                           (cs_part(r->lo, r->hi, f, to + 1) - cs_part(r->lo, r->hi, f, to)) * e);
-            cs_sched_recv(r->s, cs_level_member(l, r->rank, from), r->other, (size_t)from * slot, slot);
+            cs_sched_recv(r->s, cs_level_member(l, r->rank, from), slots, (size_t)from * slot, slot);
             if (t == 1)
-                cs_sched_copy(r->s, r->cur, lo * e, r->other, (size_t)c * slot, slot);
+                cs_sched_copy(r->s, r->cur, lo * e, slots, (size_t)c * slot, slot);
         }
     } else {
         /* slot j holds member (c + j) % f */
@@ -134,24 +137,26 @@ static void cs_red_ring(cs_red *r, const cs_level *l)
             if (d == 1)
                 cs_sched_send(r->s, cs_level_member(l, r->rank, (c - 1 + f) % f), r->cur, lo * e, slot);
             else
-                cs_sched_send(r->s, cs_level_member(l, r->rank, (c - d + f) % f), r->other, 0, (size_t)cnt * slot);
-            cs_sched_recv(r->s, cs_level_member(l, r->rank, (c + d) % f), r->other, (size_t)d * slot,
+                cs_sched_send(r->s, cs_level_member(l, r->rank, (c - d + f) % f), slots, 0, (size_t)cnt * slot);
+            cs_sched_recv(r->s, cs_level_member(l, r->rank, (c + d) % f), slots, (size_t)d * slot,
                           (size_t)cnt * slot);
             if (d == 1)
-                cs_sched_copy(r->s, r->cur, lo * e, r->other, 0, slot);
+                cs_sched_copy(r->s, r->cur, lo * e, slots, 0, slot);
         }
     }
     /* Member x sits in slot (first + x) % f: combine left to right. */
     for (int x = 1; x < f; x++)
-        cs_sched_reduce(r->s, r->other, ((first + (size_t)x - 1) % (size_t)f) * slot, r->other,
+        cs_sched_reduce(r->s, slots, ((first + (size_t)x - 1) % (size_t)f) * slot, slots,
                         ((first + (size_t)x) % (size_t)f) * slot, slot);
-    cs_sched_copy(r->s, r->other, ((first + (size_t)f - 1) % (size_t)f) * slot, r->cur, lo * e, slot);
+    cs_sched_copy(r->s, slots, ((first + (size_t)f - 1) % (size_t)f) * slot, r->cur, lo * e, slot);
     r->lo = lo;
     r->hi = hi;
 }
 
-void cs_red_reduce_phase(cs_red *r, const cs_problem *prob, const cs_plan *plan, int k, int rank, int in_recv,
-                         cs_sched *s)
+/* The phase with the block starting in `start`, the other buffer TMP0, or
+ * RECV when the block starts in TMP0. */
+static void cs_red_levels(cs_red *r, const cs_problem *prob, const cs_plan *plan, int k, int rank, cs_buf start,
+                          cs_sched *s)
 {
     const int reduce = prob->coll == CS_COLL_REDUCE;
     memset(r, 0, sizeof(*r));
@@ -162,12 +167,12 @@ void cs_red_reduce_phase(cs_red *r, const cs_problem *prob, const cs_plan *plan,
     r->root = reduce ? prob->root : -1;
     r->s = s;
     r->e = prob->elem;
-    r->cur = in_recv && (!reduce || rank == prob->root) ? CS_BUF_RECV : CS_BUF_TMP1;
-    r->other = CS_BUF_TMP0;
+    r->cur = start;
+    r->other = start == CS_BUF_TMP0 ? CS_BUF_RECV : CS_BUF_TMP0;
     r->hi = prob->count;
     cs_sched_scratch(s, CS_BUF_TMP0, prob->bytes);
-    if (r->cur == CS_BUF_TMP1)
-        cs_sched_scratch(s, CS_BUF_TMP1, prob->bytes);
+    if (r->cur == CS_BUF_TMP1 || (reduce && rank == prob->root && cs_plan_splits_ring(plan, k)))
+        cs_sched_scratch(s, CS_BUF_TMP1, prob->bytes); /* the block, or a ring's slots (cs_red_ring) */
 
     /* In place: every rank for allreduce, only the root for reduce. The
      * round is skipped only where no rank copies (allreduce in RECV, in
@@ -190,4 +195,37 @@ void cs_red_reduce_phase(cs_red *r, const cs_problem *prob, const cs_plan *plan,
             cs_red_elim(r, l);
         }
     }
+}
+
+/*
+ * Where the block starts. Allreduce: RECV (in_recv) or TMP1. Reduce's
+ * root accumulates where its result is wanted, RECV. Over any p (not
+ * in_recv), a non-commutative combine swaps the block and the receiving
+ * buffer (cs_red_combine), so a root that copies its input anyway starts in
+ * TMP0 when it swaps an odd number of times (a dry run in pricing mode
+ * counts them) and ends in RECV with no copy; in place it starts in RECV
+ * and copies only its last block back. (The butterfly rows keep RECV:
+ * their closed forms price that.) The other ranks of reduce accumulate in
+ * TMP1.
+ */
+void cs_red_reduce_phase(cs_red *r, const cs_problem *prob, const cs_plan *plan, int k, int rank, int in_recv,
+                         cs_sched *s)
+{
+    if (prob->coll != CS_COLL_REDUCE || rank != prob->root) {
+        cs_red_levels(r, prob, plan, k, rank, in_recv && prob->coll != CS_COLL_REDUCE ? CS_BUF_RECV : CS_BUF_TMP1, s);
+        return;
+    }
+    if (!in_recv && !(prob->flags & CS_PROB_INPLACE) && !(prob->flags & CS_PROB_COMMUTATIVE)) {
+        static const cs_model free_model = {0};
+        cs_sched dry;
+        cs_sched_init(&dry);
+        cs_sched_price_start(&dry, &free_model);
+        cs_red_levels(r, prob, plan, k, rank, CS_BUF_RECV, &dry);
+        cs_sched_free(&dry);
+        if (r->cur != CS_BUF_RECV) {
+            cs_red_levels(r, prob, plan, k, rank, CS_BUF_TMP0, s);
+            return;
+        }
+    }
+    cs_red_levels(r, prob, plan, k, rank, CS_BUF_RECV, s);
 }

@@ -38,6 +38,15 @@ typedef struct cs_plan {
  * rest is eliminated. */
 void cs_plan_make(int p, int rmax, cs_plan *plan);
 
+/* Does a ring level split the block (its stage among the first k)? */
+static inline int cs_plan_splits_ring(const cs_plan *plan, int k)
+{
+    for (int i = 0; i < plan->nlevels; i++)
+        if (plan->level[i].kind == CS_LEVEL_RING && plan->level[i].first_stage < k)
+            return 1;
+    return 0;
+}
+
 /* The digit of rank at a level: its member index in its instance. */
 static inline int cs_level_digit(const cs_level *l, int rank)
 {
