@@ -4,6 +4,7 @@
  * usage: collshim-model -p P [--config FILE] [--alpha S] [--beta S] [--gamma S] [--rho S]
  *                       [--bytes M[,M...]] [--window N:R]
  *        collshim-model --table1 | --spr-table1 | --spr-plan N
+ *        collshim-model -p P --domain COLL:ALG
  *
  * For each message size: the four protocols of Rabenseifner and Träff 2004,
  * §3.5 (ring and elimination, latency- and bandwidth-optimal), as the paper
@@ -15,6 +16,9 @@
  * chosen (with and without an inverse operator). --spr-table1 prints
  * Table 1 of Szymanski et al. 1995 (the factorization algorithm's step
  * counts, §3.3) and --spr-plan N the factorization of one window.
+ * --domain prints the p from 2 to P where an algorithm's restrictions on p
+ * hold (for a commutative operator on an exact contiguous type): the test
+ * driver reads the restrictions from here, where select states them.
  */
 #include <getopt.h>
 #include <mpi.h>
@@ -32,7 +36,8 @@ static void cs_usage(FILE *f)
 {
     fprintf(f, "usage: collshim-model -p P [--config FILE] [--alpha S] [--beta S] [--gamma S] [--rho S]\n"
                "                      [--bytes M[,M...]] [--window N:R]\n"
-               "       collshim-model --table1 | --spr-table1 | --spr-plan N\n");
+               "       collshim-model --table1 | --spr-table1 | --spr-plan N\n"
+               "       collshim-model -p P --domain COLL:ALG\n");
 }
 
 /* As the paper prints: three significant digits, whole numbers from 1000 up. */
@@ -209,6 +214,31 @@ static int cs_print_spr_plan(const char *arg)
     return 0;
 }
 
+/* The p in 2..maxp where the row named spec ("allreduce:ring") can run. */
+static int cs_print_domain(const char *spec, int maxp)
+{
+    const char *colon = strchr(spec, ':');
+    int coll = 0;
+    while (coll < CS_COLL_COUNT && (!colon || strncmp(cs_coll_name((cs_coll)coll), spec, (size_t)(colon - spec)) ||
+                                    cs_coll_name((cs_coll)coll)[colon - spec]))
+        coll++;
+    cs_params params;
+    const char *why = "unknown collective";
+    const cs_alg *alg = coll < CS_COLL_COUNT ? cs_alg_lookup((cs_coll)coll, colon + 1, &params, &why) : NULL;
+    if (!alg) {
+        fprintf(stderr, "collshim-model: --domain %s: %s\n", spec, why);
+        return 2;
+    }
+    for (int p = 2; p <= maxp; p++) {
+        const cs_problem prob = {.coll = (cs_coll)coll, .p = p, .count = 1, .elem = 1, .bytes = 1, .n = 1,
+                                 .flags = CS_PROB_COMMUTATIVE | CS_PROB_EXACT | CS_PROB_CONTIG | CS_PROB_INVERSE};
+        if (!cs_select_restriction(alg, &prob))
+            printf("%d ", p);
+    }
+    printf("\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {{"config", required_argument, 0, 'c'}, {"alpha", required_argument, 0, 'a'},
@@ -216,11 +246,13 @@ int main(int argc, char **argv)
                                           {"rho", required_argument, 0, 'r'},    {"bytes", required_argument, 0, 'm'},
                                           {"table1", no_argument, 0, 't'},       {"help", no_argument, 0, 'h'},
                                           {"window", required_argument, 0, 'w'}, {"spr-table1", no_argument, 0, 'T'},
-                                          {"spr-plan", required_argument, 0, 'P'}, {0, 0, 0, 0}};
+                                          {"spr-plan", required_argument, 0, 'P'}, {"domain", required_argument, 0, 'D'},
+                                          {0, 0, 0, 0}};
     cs_config cfg;
     cs_config_error err;
     size_t sizes[64] = {8, 64, 512, 4096, 32768, 262144, 2097152};
     int nsizes = 7, p = 0, opt, wn = 0, wr = 0;
+    const char *domain = NULL;
 
     cs_config_defaults(&cfg);
     while ((opt = getopt_long(argc, argv, "p:h", longs, NULL)) != -1) {
@@ -253,10 +285,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'D': domain = optarg; break;
         case 'h': cs_usage(stdout); return 0;
         default: cs_usage(stderr); return 2;
         }
     }
+    if (domain && p >= 1 && p <= 4096)
+        return cs_print_domain(domain, p);
     if (p < 1 || p > (1 << 30)) {
         cs_usage(stderr);
         return 2;
