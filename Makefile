@@ -111,7 +111,7 @@ check-unit: $(B)/unit_tests $(TOOLS)
 	tests/tools/check-collshim-hull $(B)
 	tests/tools/check-collshim-model $(B)
 
-check-mpi: $(LIB) $(PIECES_LIB) $(YIELD) $(FAULT) $(MPI_TESTS) $(F_TESTS)
+check-mpi: $(LIB) $(TOOLS) $(PIECES_LIB) $(YIELD) $(FAULT) $(MPI_TESTS) $(F_TESTS)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
 
 demo: $(LIB) $(YIELD) $(EXAMPLES)
