@@ -1,0 +1,221 @@
+/*
+ * collshim-report: what the decision logs of one or many ranks say, condensed.
+ *
+ * usage: collshim-report [--svg FILE] LOG...     (LOG "-": standard input)
+ *
+ * Reads the JSON call lines of logs written at COLLSHIM_LOG_LEVEL=calls (src/log/log.c; rank 0's
+ * summary table and other text in them are skipped) and prints, per collective and communicator
+ * size p (logs mix communicators), one line per size bin x algorithm: the calls, their total and
+ * median time, the median prediction and its ratio to the median measured time. Bins are powers
+ * of two, [2^k, 2^(k+1)) bytes. The algorithm chosen in a bin is the one collshim's selection
+ * ran most often there (forced calls, experiments, count only where all were: tools/report/table.h);
+ * a "faster:" line follows each bin where another algorithm measured a lower median. Window lines
+ * of the extension API are reported the same way, per window n as well.
+ *
+ * --svg FILE draws, for each collective and p, the median time against message size per
+ * algorithm on log-log axes, with the model's predictions dashed and the chosen algorithm's
+ * points ringed and joined (tools/report/svg.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/logline.h"
+#include "report/svg.h"
+#include "report/table.h"
+
+typedef struct cs_counts {
+    size_t files, calls, windows, other, bad;
+} cs_counts;
+
+static void cs_usage(FILE *f)
+{
+    fprintf(f, "usage: collshim-report [--svg FILE] LOG...\n"
+               "  LOG: a collshim log (COLLSHIM_LOG_LEVEL=calls), one per rank or several; - reads stdin.\n"
+               "  Prints per collective, p, size bin and algorithm the calls and the median times, and\n"
+               "  \"faster:\" where another algorithm measured faster than the one chosen; --svg FILE plots them.\n");
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+/* Every call line of one log into t. 0, or -1 (reported) if the file cannot be read. */
+static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    char *line = NULL, why[128];
+    size_t cap = 0, lineno = 0;
+    cs_logline l;
+    if (!f) {
+        fprintf(stderr, "collshim-report: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        switch (cs_logline_parse(line, &l, why, sizeof why)) {
+        case CS_LINE_OTHER: n->other++; break;
+        case CS_LINE_BAD:
+            fprintf(stderr, "collshim-report: %s:%zu: %s; line skipped\n", path, lineno, why);
+            n->bad++;
+            break;
+        case CS_LINE_CALL:
+            if (cs_table_add(t, &l) != 0) {
+                fprintf(stderr, "collshim-report: out of memory\n");
+                exit(1);
+            }
+            n->calls++;
+            n->windows += !strncmp(l.coll, "window", 6);
+            break;
+        }
+    }
+    free(line);
+    const int err = ferror(f);
+    if (err)
+        fprintf(stderr, "collshim-report: %s: %s\n", path, strerror(errno));
+    if (f != stdin)
+        fclose(f);
+    n->files++;
+    return err ? -1 : 0;
+}
+
+/* ---- the text --------------------------------------------------------------- */
+
+static void cs_print_header(const cs_counts *n)
+{
+    printf("# collshim-report: %zu calls from %zu log%s (%zu of them window lines); %zu other lines skipped,"
+           " %zu bad\n",
+           n->calls, n->files, n->files == 1 ? "" : "s", n->windows, n->other, n->bad);
+    printf("# bins: [2^k, 2^(k+1)) bytes as logged (alltoall: the block for one destination)\n"
+           "# calls: log lines, one per logging rank per call; times in seconds, medians over the lines\n"
+           "# pred/meas: median predicted / median measured; - where the model prices nothing (native)\n"
+           "# *: the algorithm chosen in the bin: the one collshim's selection ran most often (calls forced\n"
+           "#    by the environment or the configuration count only in a bin where every call was forced)\n");
+}
+
+/* "window n=4 p=8" or "allreduce p=8" */
+static void cs_group_name(const cs_table *t, const cs_row *r, char *buf, size_t size)
+{
+    if (r->n)
+        snprintf(buf, size, "%s n=%d p=%d", cs_table_name(t, r->coll), r->n, r->p);
+    else
+        snprintf(buf, size, "%s p=%d", cs_table_name(t, r->coll), r->p);
+}
+
+static void cs_print_row(const cs_table *t, const cs_row *r, int width)
+{
+    char bin[32], pred[16] = "-", ratio[16] = "-", more[24] = "";
+    cs_bin_label(r->bin, bin, sizeof bin);
+    if (r->predicted >= 0) {
+        snprintf(pred, sizeof pred, "%.3e", r->predicted);
+        snprintf(ratio, sizeof ratio, "%.3g", r->median > 0 ? r->predicted / r->median : 0.0);
+    }
+    if (r->nspecs > 1)
+        snprintf(more, sizeof more, " (+%d other%s)", r->nspecs - 1, r->nspecs > 2 ? "s" : "");
+    printf("%-11s %c %-*s %7zu %10.3e %10.3e %10s %9s  %s%s\n", bin, r->chosen ? '*' : ' ', width,
+           cs_table_name(t, r->alg), r->calls, r->total, r->median, pred, ratio, cs_table_name(t, r->spec), more);
+}
+
+/* The "faster:" lines of a cell rows[0..n), the chosen row first. Returns how many. */
+static int cs_print_faster(const cs_table *t, const cs_row *rows, size_t n)
+{
+    const cs_row *c = &rows[0];
+    char group[64], bin[32];
+    int notes = 0;
+    cs_group_name(t, c, group, sizeof group);
+    cs_bin_label(c->bin, bin, sizeof bin);
+    for (size_t i = 1; i < n; i++) {
+        if (!(rows[i].median < c->median))
+            continue;
+        printf("faster: %s %s: %s %.3e s is %.2fx the chosen %s's %.3e s (medians of %zu and %zu calls)\n", group, bin,
+               cs_table_name(t, rows[i].alg), rows[i].median, rows[i].median / c->median, cs_table_name(t, c->alg),
+               c->median, rows[i].calls, c->calls);
+        notes++;
+    }
+    return notes;
+}
+
+/* One group (collective, n, p): rows[0..n). Returns its "faster:" notes. */
+static int cs_print_group(const cs_table *t, const cs_row *rows, size_t n, int width)
+{
+    char group[64];
+    size_t calls = 0;
+    int notes = 0;
+    for (size_t i = 0; i < n; i++)
+        calls += rows[i].calls;
+    cs_group_name(t, rows, group, sizeof group);
+    printf("\n== %s: %zu call%s\n", group, calls, calls == 1 ? "" : "s");
+    printf("%-11s   %-*s %7s %10s %10s %10s %9s  %s\n", "bytes", width, "alg", "calls", "total_s", "median_s", "pred_s",
+           "pred/meas", "spec (most calls)");
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && cs_row_same_cell(&rows[i], &rows[j]); j++)
+            cs_print_row(t, &rows[j], width);
+        notes += cs_print_faster(t, rows + i, j - i);
+    }
+    return notes;
+}
+
+static void cs_print_report(const cs_table *t, const cs_counts *counts)
+{
+    int width = 3, notes = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+        const int w = (int)strlen(cs_table_name(t, t->rows[i].alg));
+        width = w > width ? w : width;
+    }
+    cs_print_header(counts);
+    for (size_t i = 0, j; i < t->nrows; i = j) {
+        for (j = i + 1; j < t->nrows && cs_row_same_group(&t->rows[i], &t->rows[j]); j++)
+            ;
+        notes += cs_print_group(t, t->rows + i, j - i, width);
+    }
+    if (notes)
+        printf("\n# %d bin%s where another algorithm measured faster than the chosen one\n", notes,
+               notes == 1 ? "" : "s");
+    else
+        printf("\n# no bin where another algorithm measured faster than the chosen one\n");
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+/* The options: *svg and the index of the first log. 0, 1 (help) or -1 (usage error). */
+static int cs_parse_args(int argc, char **argv, const char **svg, int *first)
+{
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return 1;
+        if (strcmp(argv[i], "--svg") || i + 1 == argc)
+            return -1;
+        *svg = argv[++i];
+    }
+    *first = i;
+    return i < argc ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *svg = NULL;
+    cs_table t = {0};
+    cs_counts counts = {0};
+    int first, rc = cs_parse_args(argc, argv, &svg, &first);
+    if (rc != 0) {
+        cs_usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? 0 : 2;
+    }
+    for (int i = first; i < argc; i++)
+        rc |= cs_read_log(argv[i], &t, &counts);
+    if (rc == 0 && !counts.calls) {
+        fprintf(stderr, "collshim-report: no call lines (a log at COLLSHIM_LOG_LEVEL=summary has only rank 0's "
+                        "table; use calls)\n");
+        rc = -1;
+    }
+    if (rc == 0 && cs_table_finish(&t) != 0) {
+        fprintf(stderr, "collshim-report: out of memory\n");
+        rc = -1;
+    }
+    if (rc == 0) {
+        cs_print_report(&t, &counts);
+        rc = svg ? cs_svg_write(&t, svg) : 0;
+    }
+    cs_table_free(&t);
+    return rc ? 1 : 0;
+}
