@@ -252,46 +252,41 @@ static void check(bench_call *c, void *want, const char *label, size_t bytes)
  */
 static double sync_slack = 1e-6;
 
-/* The common start, or a negative number if some rank reached it late (the slack grows). */
-static double sync_start(void)
+/* The common start; *late: this rank reached it after it had passed (the slack was short). */
+static double sync_start(int *late)
 {
-    double now = PMPI_Wtime(), latest, start;
-    int late, any_late;
+    double now = PMPI_Wtime(), latest;
     PMPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    start = latest + sync_slack;
+    const double start = latest + sync_slack;
     now = PMPI_Wtime();
-    late = now > start;
-    if (!late && start - now > 0) {
+    *late = now > start;
+    if (start > now) {
         const double dt = start - now;
         struct timespec ts = {.tv_sec = (time_t)dt, .tv_nsec = (long)((dt - (double)(time_t)dt) * 1e9)};
         nanosleep(&ts, NULL); /* SMPI: smpi_nanosleep, simulated time */
     }
-    PMPI_Allreduce(&late, &any_late, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (!any_late)
-        return start;
-    sync_slack *= 4;
-    return -1.0;
+    return start;
 }
 
 /* Seconds per call of `calls` calls: from the common start (or, with -t barrier, this rank's
- * exit from a barrier) to the last rank's end. */
+ * exit from a barrier) to the last rank's end. A timing whose start some rank missed is done
+ * again with four times the slack. */
 static double time_calls(const bench_call *c, int calls)
 {
-    double t0;
-    if (sync_clocks) {
-        while ((t0 = sync_start()) < 0)
-            ;
-    } else {
-        t0 = bench_start();
+    for (;;) {
+        int late = 0;
+        const double t0 = sync_clocks ? sync_start(&late) : bench_start();
+        for (int i = 0; i < calls; i++)
+            if (run(c) != MPI_SUCCESS)
+                die("a collective failed");
+        if (!sync_clocks)
+            return bench_per_call(t0, calls);
+        double mine[2] = {PMPI_Wtime(), late}, all[2];
+        PMPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (all[1] == 0)
+            return (all[0] - t0) / calls;
+        sync_slack *= 4;
     }
-    for (int i = 0; i < calls; i++)
-        if (run(c) != MPI_SUCCESS)
-            die("a collective failed");
-    if (!sync_clocks)
-        return bench_per_call(t0, calls);
-    double end = PMPI_Wtime(), last;
-    PMPI_Allreduce(&end, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return (last - t0) / calls;
 }
 
 static void measure(bench_call *c, const opts *o, size_t bytes, const char *label, double *t)
