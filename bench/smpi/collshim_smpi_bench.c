@@ -10,8 +10,9 @@
  * Before timing a (coll, size), one call of each path on the same input, compared bit for bit
  * on every rank (reduce: at the root). The inputs are small integers in doubles, so every
  * bracketing of the sum is exact and any difference is a bug: the program prints it and
- * aborts (exit status 2). Then, per path: warm-up calls, then REPS timings of K calls each,
- * each from a common start to the last rank's end (see time_calls); the median.
+ * aborts (MPI_Abort; smpirun still exits 0). Then, per path: warm-up calls, then REPS timings
+ * of K calls each, each from a common start to the last rank's end (see time_calls); the
+ * median.
  *
  * Output, rank 0, one line per (coll, p, bytes, path):
  *   coll p bytes path alg median_s min_s
