@@ -8,7 +8,7 @@
  *           --cfg=smpi/coll-selector:mpich|ompi|mvapich2 or --cfg=smpi/<coll>:<alg>
  *
  * Before timing a (coll, size), one call of each path on the same input, compared bit for bit
- * on every rank (reduce: at the root). The inputs are small integers in doubles, so every
+ * on every rank (reduce: at the root). The inputs are small integers (in doubles), so every
  * bracketing of the sum is exact and any difference is a bug: the program prints it and
  * aborts (MPI_Abort; smpirun still exits 0). Then, per path: warm-up calls, then REPS timings
  * of K calls each, each from a common start to the last rank's end (see time_calls); the
@@ -18,11 +18,12 @@
  *   coll p bytes path alg median_s min_s
  * then `# done: N results checked ...` (smpirun's exit status does not show an abort).
  * `alg` is a label (-a, -n), not what ran: which algorithm collshim chose is in its log.
- * bytes: count x 8 for the reductions (MPI_DOUBLE), the block for one destination for
- * alltoall (MPI_BYTE).
+ * bytes: count x 8 for the reductions (MPI_DOUBLE, or MPI_INT64_T with -T int64: an exact type,
+ * which the windowed allreduce needs), the block for one destination for alltoall (MPI_BYTE).
  *
  * usage: collshim-smpi-bench [-c COLLS] [-s SIZES] [-w WARM] [-r REPS] [-k CALLS] [-P PATHS]
- *                            [-a LABEL] [-n LABEL] [-R ROOT] [-m BYTES] [-t sync|barrier] [-x]
+ *                            [-a LABEL] [-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES]
+ *                            [-t sync|barrier] [-x]
  *   -c  allreduce,reduce,alltoall (default: all three)
  *   -s  bytes: a list 8,64,1K,1M or a range LO:HI[:FACTOR] (default 8:1M:8)
  *   -w  untimed calls per path before timing (default 2)
@@ -31,6 +32,7 @@
  *   -a  the shim path's label (default collshim:$COLLSHIM_<COLL>, or collshim:auto)
  *   -n  the native path's label (default native)
  *   -R  reduce's root (default 0)
+ *   -T  the reductions' element type (default double)
  *   -m  skip a size whose buffers, summed over the ranks, would pass BYTES (default 4G):
  *       under SMPI every simulated rank lives in this one process
  *   -t  how a timing starts: sync, on every rank at one instant of the simulated clock (the
@@ -80,6 +82,7 @@ typedef struct bench_call {
 } bench_call;
 
 static int rank, p;
+static MPI_Datatype elem_type = MPI_DOUBLE; /* -T: the reductions' elements, 8 bytes */
 static int sync_clocks = CS_BENCH_SYNC_CLOCKS; /* -t: see time_calls */
 
 static void die(const char *msg)
@@ -93,9 +96,9 @@ static int run(const bench_call *c)
 {
     switch (c->coll) {
     case B_ALLREDUCE:
-        return (c->use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(c->s, c->r, c->n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        return (c->use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(c->s, c->r, c->n, elem_type, MPI_SUM, MPI_COMM_WORLD);
     case B_REDUCE:
-        return (c->use_pmpi ? PMPI_Reduce : MPI_Reduce)(c->s, c->r, c->n, MPI_DOUBLE, MPI_SUM, c->root,
+        return (c->use_pmpi ? PMPI_Reduce : MPI_Reduce)(c->s, c->r, c->n, elem_type, MPI_SUM, c->root,
                                                         MPI_COMM_WORLD);
     default:
         return (c->use_pmpi ? PMPI_Alltoall : MPI_Alltoall)(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE,
@@ -162,7 +165,7 @@ static void parse_args(int argc, char **argv, opts *o)
         }
         if (a[0] != '-' || !a[1] || a[2] || !v)
             die("usage: collshim-smpi-bench [-c COLLS] [-s SIZES] [-w N] [-r N] [-k N] [-P PATHS] [-a LABEL] "
-                "[-n LABEL] [-R ROOT] [-m BYTES] [-t sync|barrier] [-x]");
+                "[-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES] [-t sync|barrier] [-x]");
         i++;
         switch (a[1]) {
         case 'c':
@@ -178,6 +181,7 @@ static void parse_args(int argc, char **argv, opts *o)
         case 'n': o->native_label = v; break;
         case 'R': o->root = atoi(v); break;
         case 't': sync_clocks = !strcmp(v, "sync"); break;
+        case 'T': elem_type = !strcmp(v, "int64") ? MPI_INT64_T : MPI_DOUBLE; break;
         case 'm': {
             char *end;
             o->budget = (double)parse_bytes(v, &end);
@@ -199,9 +203,13 @@ static void fill(const bench_call *c)
             for (size_t i = 0; i < (size_t)c->n; i++)
                 s[j * (size_t)c->n + i] = (unsigned char)(rank * 13 + j * 7 + i);
     } else {
-        double *s = c->s;
-        for (int i = 0; i < c->n; i++)
-            s[i] = (double)((rank * 31 + i * 7) % 17) - 8.0;
+        for (int i = 0; i < c->n; i++) {
+            const int v = (rank * 31 + i * 7) % 17 - 8;
+            if (elem_type == MPI_DOUBLE)
+                ((double *)c->s)[i] = v;
+            else
+                ((int64_t *)c->s)[i] = v;
+        }
     }
 }
 
@@ -342,7 +350,7 @@ int main(int argc, char **argv)
             const size_t len = c == B_ALLTOALL ? bytes * (size_t)p : bytes;
             if (c != B_ALLTOALL && bytes % sizeof(double)) {
                 if (rank == 0)
-                    printf("# %s %zu: not a multiple of 8 bytes (MPI_DOUBLE); skipped\n", coll_name[c], bytes);
+                    printf("# %s %zu: not a multiple of 8 bytes; skipped\n", coll_name[c], bytes);
                 continue;
             }
             if (len > max_len || bytes / (c == B_ALLTOALL ? 1 : sizeof(double)) > INT32_MAX) {
