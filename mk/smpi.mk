@@ -1,0 +1,57 @@
+# make smpi: collshim's sources built with SimGrid's smpicc (Debian libsimgrid-dev) and linked
+# with the scale lab's benchmark (bench/smpi/) into one SMPI program; scripts/collshim-scale
+# runs it under smpirun on the platforms of config/platforms/ (issue 13).
+#
+# smpicc makes every program a shared object that smpirun's smpimain loads once per simulated
+# rank (SMPI's default privatization, dlopen: each rank its own copy, so its own globals, its own
+# thread-local storage and its own pthread_once). -Wl,-Bsymbolic binds the benchmark's calls of
+# MPI_Allreduce, ... to collshim's entry points in the same object, where the dynamic linker
+# would otherwise pick libsimgrid's MPI_* (weak aliases of its PMPI_*): the benchmark's MPI_*
+# are collshim's, its PMPI_* SMPI's (but for two that bench/smpi/smpi_compat.c corrects). Nothing
+# in src/ is compiled differently from the library.
+#
+# Variables: SMPICC (smpicc), SMPI_CFLAGS (-O2: the object is copied per rank, debug info
+# would make 1024 copies of it).
+
+# A fragment is read before the Makefile's own rules: keep `make` building `all`.
+cs_smpi_default_goal := $(.DEFAULT_GOAL)
+
+SMPICC      ?= smpicc
+SMPI_CFLAGS ?= -O2
+SMPI_B      := $(B)/smpi
+SMPI_BENCH  := $(SMPI_B)/collshim-smpi-bench
+
+# The library's flags with the build's own optimization level.
+SMPI_LIBFLAGS := -std=c11 -D_GNU_SOURCE $(SMPI_CFLAGS) $(WARN) -fPIC -fvisibility=hidden -Isrc -Iinclude \
+                 $(YAML_CFLAGS)
+SMPI_OBJ := $(CORE_SRC:%.c=$(SMPI_B)/obj/%.o) $(SHIM_SRC:%.c=$(SMPI_B)/obj/%.o)
+
+.PHONY: smpi smpi-toolchain check-smpi
+
+smpi: smpi-toolchain $(SMPI_BENCH)
+
+smpi-toolchain:
+	@command -v $(SMPICC) >/dev/null 2>&1 || { \
+	    echo "smpi: $(SMPICC) not found; install the Debian package libsimgrid-dev (scripts/install-deps)" >&2; \
+	    exit 1; }
+
+$(SMPI_B)/obj/%.o: %.c | smpi-toolchain
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(SMPI_LIBFLAGS) -MMD -MP -c -o $@ $<
+
+# smpimain finds main by name: the benchmark keeps default visibility.
+$(SMPI_B)/obj/bench/smpi/%.o: bench/smpi/%.c bench/bench_stats.h | smpi-toolchain
+	@mkdir -p $(dir $@)
+	$(SMPICC) -std=c11 -D_GNU_SOURCE -DCS_BENCH_SYNC_CLOCKS=1 $(SMPI_CFLAGS) $(WARN) -Wno-unused-function -fPIC -c -o $@ $<
+
+# smpi_compat.o: SMPI's answers that collshim's objects cannot take as they are (see the file).
+$(SMPI_BENCH): $(SMPI_OBJ) $(SMPI_B)/obj/bench/smpi/collshim_smpi_bench.o $(SMPI_B)/obj/bench/smpi/smpi_compat.o
+	$(SMPICC) -o $@ $^ -Wl,-Bsymbolic $(YAML_LIBS) -lm
+
+# The --quick smoke run: p = 16, one platform, a few sizes, seconds.
+check-smpi: smpi
+	scripts/collshim-scale --quick --build $(B)
+
+-include $(SMPI_OBJ:.o=.d)
+
+.DEFAULT_GOAL := $(cs_smpi_default_goal)
