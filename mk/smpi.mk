@@ -48,7 +48,9 @@ $(SMPI_B)/obj/bench/smpi/%.o: bench/smpi/%.c bench/bench_stats.h | smpi-toolchai
 $(SMPI_BENCH): $(SMPI_OBJ) $(SMPI_B)/obj/bench/smpi/collshim_smpi_bench.o $(SMPI_B)/obj/bench/smpi/smpi_compat.o
 	$(SMPICC) -o $@ $^ -Wl,-Bsymbolic $(YAML_LIBS) -lm
 
-# The --quick smoke run: p = 16, one platform, a few sizes, seconds.
+# The --quick smoke run: p = 16, one platform, a few sizes, seconds; a part of make check, so
+# that the SMPI build does not rot.
+CHECK_EXTRA += check-smpi
 check-smpi: smpi
 	scripts/collshim-scale --quick --build $(B)
 
