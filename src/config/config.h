@@ -17,6 +17,7 @@
 #define CS_MAX_RANGES 16
 #define CS_MAX_LOG_RANKS 64
 #define CS_MAX_HULLS 8 /* alltoall.hull: communicator sizes with configured faces */
+#define CS_MAX_RULES 48 /* <coll>.rules */
 
 /* A closed range of message sizes in bytes; hi == SIZE_MAX: no upper bound. */
 typedef struct cs_range {
@@ -29,6 +30,18 @@ typedef enum cs_choice {
     CS_CHOICE_FORCED  /* one of our algorithms, with parameters */
 } cs_choice;
 
+/* One of <coll>.rules: for p in [p_lo, p_hi] and messages in bytes, this
+ * choice (native, an algorithm, or auto: the model decides). The first rule
+ * that holds decides. */
+typedef struct cs_rule {
+    int p_lo, p_hi;
+    cs_range bytes;
+    cs_choice choice;
+    const cs_alg *alg; /* CS_CHOICE_FORCED */
+    cs_params params;
+    int line;          /* where it is in the file, for the log */
+} cs_rule;
+
 typedef struct cs_coll_config {
     cs_choice choice;
     const cs_alg *alg;     /* CS_CHOICE_FORCED: the algorithm */
@@ -38,6 +51,8 @@ typedef struct cs_coll_config {
     int nnative;
     cs_hull_given hull[CS_MAX_HULLS]; /* alltoall: the hull's faces given per p, distinct d */
     int nhulls;
+    cs_rule rules[CS_MAX_RULES]; /* in the file's order */
+    int nrules;
 } cs_coll_config;
 
 typedef enum cs_log_level { CS_LOG_OFF, CS_LOG_SUMMARY, CS_LOG_CALLS } cs_log_level;

@@ -22,6 +22,10 @@ int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n);
 /* auto | native | name[:args]: sets choice, alg and params of *cc (not from_env). */
 int cs_cfg_parse_choice(cs_coll coll, const char *spec, cs_coll_config *cc, char *why, size_t n);
 
+/* The same into the three fields of a choice (a rule's). */
+int cs_cfg_parse_pick(cs_coll coll, const char *spec, cs_choice *choice, const cs_alg **alg, cs_params *params,
+                      char *why, size_t n);
+
 /* "stderr" or a path pattern with %r, %p, %%; copied into out[PATH_MAX]. */
 /* "auto" (-1) or a window method's name (coll/window/window.h). */
 int cs_cfg_parse_window_method(const char *s, cs_coll_config *cc, char *why, size_t n);

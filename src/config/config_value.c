@@ -52,6 +52,8 @@ int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n)
 
 static void cs_alg_names(cs_coll coll, char *buf, size_t size);
 static void cs_choice_set(cs_coll_config *cc, cs_choice choice, const cs_alg *alg, const cs_params *params);
+static void cs_pick_set(cs_choice *choice, const cs_alg **alg, cs_params *params, cs_choice c, const cs_alg *a,
+                        const cs_params *given);
 
 /* window.method: auto, or a row of the window collective, which takes no arguments. */
 int cs_cfg_parse_window_method(const char *s, cs_coll_config *cc, char *why, size_t n)
@@ -135,15 +137,27 @@ static void cs_alg_names(cs_coll coll, char *buf, size_t size)
 static void cs_choice_set(cs_coll_config *cc, cs_choice choice, const cs_alg *alg,
                           const cs_params *params)
 {
-    cc->choice = choice;
-    cc->alg = alg;
-    if (params)
-        cc->params = *params;
-    else
-        cs_params_init(&cc->params);
+    cs_pick_set(&cc->choice, &cc->alg, &cc->params, choice, alg, params);
 }
 
 int cs_cfg_parse_choice(cs_coll coll, const char *spec, cs_coll_config *cc, char *why, size_t n)
+{
+    return cs_cfg_parse_pick(coll, spec, &cc->choice, &cc->alg, &cc->params, why, n);
+}
+
+static void cs_pick_set(cs_choice *choice, const cs_alg **alg, cs_params *params, cs_choice c, const cs_alg *a,
+                        const cs_params *given)
+{
+    *choice = c;
+    *alg = a;
+    if (given)
+        *params = *given;
+    else
+        cs_params_init(params);
+}
+
+int cs_cfg_parse_pick(cs_coll coll, const char *spec, cs_choice *choice, const cs_alg **pick, cs_params *pick_params,
+                      char *why, size_t n)
 {
     size_t len = strcspn(spec, ":");
     const char *why_lookup = NULL;
@@ -162,13 +176,13 @@ int cs_cfg_parse_choice(cs_coll coll, const char *spec, cs_coll_config *cc, char
             snprintf(why, n, "'%.*s' takes no arguments", (int)len, spec);
             return -1;
         }
-        cs_choice_set(cc, spec[0] == 'a' ? CS_CHOICE_AUTO : CS_CHOICE_NATIVE, NULL, NULL);
+        cs_pick_set(choice, pick, pick_params, spec[0] == 'a' ? CS_CHOICE_AUTO : CS_CHOICE_NATIVE, NULL, NULL);
         return 0;
     }
     cs_params_init(&params);
     alg = cs_alg_lookup(coll, spec, &params, &why_lookup);
     if (alg) {
-        cs_choice_set(cc, CS_CHOICE_FORCED, alg, &params);
+        cs_pick_set(choice, pick, pick_params, CS_CHOICE_FORCED, alg, &params);
         return 0;
     }
     owner = cs_alg_owner(coll, spec, len);

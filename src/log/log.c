@@ -186,12 +186,15 @@ static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
     const cs_decision *d = r->d;
-    char alg[128], how[80] = "", plan[160] = "", shape[48];
+    char alg[128], how[320] = "", plan[160] = "", shape[48];
     cs_log_numbers num;
 
     cs_log_alg_spec(d, alg, sizeof(alg));
     cs_log_shape(prob, shape, sizeof(shape));
-    if (d->alg->explain)
+    if (d->rule) /* "rule allreduce.rules[2] (machine.yaml:14)" */
+        snprintf(how, sizeof(how), " (%s.rules[%d], %.200s:%d)", cs_coll_name(prob->coll), d->rule - 1,
+                 cs_log.source[0] ? cs_log.source : "?", d->rule_line);
+    else if (d->alg->explain)
         d->alg->explain(&d->params, how, sizeof(how));
     if (d->alg->describe) {
         plan[0] = ',';

@@ -1,10 +1,13 @@
 /*
  * Selection, in order: calls nothing can improve (p = 1, an empty or huge
- * message); a forced algorithm; native by configuration or in a native size
- * range; the breakpoints (the model's choice per size, computed once per
- * communicator and variant); the model's cheapest candidate that can run;
- * last, the MPI library. An algorithm that cannot run is passed over, and the
- * decision says which restriction stopped it.
+ * message); a forced algorithm; native by configuration; the rules of the
+ * configuration (<coll>.rules, measured by collshim-calibrate: the first
+ * whose p and size range hold decides; where rules exist but none holds,
+ * or the rule's algorithm cannot run the call, the MPI library, to be
+ * safe); a native size range; the breakpoints (the model's choice per size,
+ * computed once per communicator and variant); the model's cheapest
+ * candidate that can run; last, the MPI library. An algorithm that cannot
+ * run is passed over, and the decision says which restriction stopped it.
  */
 #include <limits.h>
 #include <math.h>
@@ -196,6 +199,50 @@ static void cs_select_model(const cs_config *cfg, const cs_problem *prob, cs_dec
     return cs_decide(d, table[0], "no algorithm of ours applies");
 }
 
+/* The first rule whose ranges hold for the call; NULL if none. */
+static const cs_rule *cs_select_rule(const cs_coll_config *cc, const cs_problem *prob)
+{
+    for (int i = 0; i < cc->nrules; i++) {
+        const cs_rule *r = &cc->rules[i];
+        if (prob->p >= r->p_lo && prob->p <= r->p_hi && prob->bytes >= r->bytes.lo && prob->bytes <= r->bytes.hi)
+            return r;
+    }
+    return NULL;
+}
+
+/* The rules decide, or leave it to the model (a rule of auto): 1 if decided. */
+static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, const cs_problem *prob,
+                              cs_decision *d)
+{
+    const cs_alg *native = cs_alg_native(prob->coll);
+    const cs_rule *rule = cs_select_rule(cc, prob);
+    if (!rule) {
+        cs_decide(d, native, "no rule covers this p and size: native, to be safe");
+        return 1;
+    }
+    d->rule = (int)(rule - cc->rules) + 1;
+    d->rule_line = rule->line;
+    if (rule->choice == CS_CHOICE_AUTO)
+        return 0;
+    if (rule->choice == CS_CHOICE_NATIVE) {
+        cs_decide(d, native, "rule");
+        return 1;
+    }
+    const char *no = cs_select_restriction_given(rule->alg, prob, &rule->params);
+    if (no) {
+        if (!d->passed) {
+            d->passed = rule->alg;
+            d->declined = no;
+        }
+        cs_decide(d, native, "rule's algorithm cannot run this call: native, to be safe");
+        return 1;
+    }
+    d->params = rule->params;
+    d->predicted = cs_select_price(&cfg->model, rule->alg, prob, &d->params);
+    cs_decide(d, rule->alg, "rule");
+    return 1;
+}
+
 static const char *cs_select_forced_reason(const cs_coll_config *cc)
 {
     return cc->from_env ? "forced by the environment" : "forced by the configuration";
@@ -209,6 +256,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
     d->passed = NULL;
     d->declined = NULL;
     d->predicted = -1.0;
+    d->rule = d->rule_line = 0;
     cs_params_init(&d->params);
     cs_decide(d, native, NULL);
 
@@ -238,6 +286,8 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
             return cs_decide(d, cc->alg->instead, "in place of the forced algorithm");
         }
     }
+    if (cc->nrules && cs_select_by_rules(cfg, cc, prob, d))
+        return;
     if (cs_config_native_range(cc, prob->bytes))
         return cs_decide(d, native, "in a native size range of the configuration");
     if (!cs_collective_of(prob->coll)->breakpoints)

@@ -34,6 +34,8 @@ typedef struct cs_decision {
     const cs_alg *passed; /* an algorithm passed over (forced, or the breakpoint's), or NULL */
     const char *declined; /* and the restriction it failed */
     double predicted;     /* seconds under the model; < 0 for native */
+    int rule;             /* the rule of <coll>.rules that decided: its index + 1; 0: none */
+    int rule_line;        /* its line in the configuration file */
 } cs_decision;
 
 /* NULL if the algorithm can run the problem, else its restriction in words. */

@@ -100,7 +100,8 @@ int cs_call_run(const cs_call *c)
         cs_shim_ensure();
     if (c->comm == MPI_COMM_NULL || !cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && !cs_log_active()))
         return cs_shim_native(c);
-    if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cs_log_active() && cs_shim_coll_in_native_range(c, cc))
+    if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cc->nrules && !cs_log_active() &&
+        cs_shim_coll_in_native_range(c, cc))
         return cs_shim_native(c); /* what select would say, known from the size alone */
     if (cs_args_count_negative(c) || cs_context_get(c->comm, &ctx) != MPI_SUCCESS)
         return cs_shim_native(c);

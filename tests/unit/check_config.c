@@ -293,6 +293,15 @@ static const struct bad_case {
     {"bad_strict_nul.yaml", 3, 9, "strict: value contains a NUL byte", 0},
     /* Found by the fuzzer: finite, but the model's sums overflowed to inf and NaN. */
     {"fuzz_huge_model_cost.yaml", 5, 16, "model.gamma: must be at most 1e9, got 1e308", 0},
+    /* <coll>.rules (issue 12) */
+    {"bad_rules_scalar.yaml", 2, 10, "allreduce.rules: expected a list of rules, got a scalar", 0},
+    {"bad_rule_item.yaml", 3, 7,
+     "reduce.rules[0]: expected a rule {p: [lo, hi], bytes: [lo, hi], algorithm: NAME}, got a list", 0},
+    {"bad_rule_key.yaml", 3, 38, "unknown key 'size' in a rule (valid: p, bytes, algorithm)", 0},
+    {"bad_rule_no_algorithm.yaml", 3, 7, "allreduce.rules[0]: a rule needs an algorithm", 0},
+    {"bad_rule_no_p.yaml", 3, 7, "reduce.rules[0]: a rule needs p: [lo, hi]", 0},
+    {"bad_rule_p_zero.yaml", 3, 11, "allreduce.rules[0].p: communicator sizes run from 1 to 2147483647 (or inf)", 0},
+    {"bad_rule_algorithm.yaml", 4, 48, "allreduce.rules[1].algorithm: 'direct' is for alltoall, not allreduce", 0},
 };
 
 START_TEST(test_bad_file)
@@ -447,6 +456,37 @@ static const struct env_case {
     {"COLLSHIM_WINDOW_METHOD", "prefix-suffix", 0, NULL},
     {"COLLSHIM_WINDOW_METHOD", "fast", -1, "COLLSHIM_WINDOW_METHOD: unknown window method 'fast'"},
 };
+
+/* <coll>.rules: in the file's order, with their lines; bytes every size
+ * unless given; p up to inf; native, auto and algorithms with arguments. */
+START_TEST(test_rules)
+{
+    cs_config cfg;
+    cs_config_error err;
+    const cs_coll_config *cc = &cfg.coll[CS_COLL_ALLREDUCE];
+
+    cs_config_defaults(&cfg);
+    ck_assert_int_eq(cc->nrules, 0);
+    ck_assert_msg(load_text("allreduce:\n"
+                            "  rules:\n"
+                            "    - {p: [2, 4], bytes: [0, 1K], algorithm: native}\n"
+                            "    - {p: [5, inf], algorithm: \"ring:rmax=3\"}\n"
+                            "    - p: [3, 3]\n"
+                            "      algorithm: auto\n",
+                            &cfg, &err) == 0,
+                  "%s", err.message);
+    ck_assert_int_eq(cc->nrules, 3);
+    ck_assert(cc->rules[0].p_lo == 2 && cc->rules[0].p_hi == 4 && cc->rules[0].bytes.lo == 0 &&
+              cc->rules[0].bytes.hi == 1024 && cc->rules[0].choice == CS_CHOICE_NATIVE && cc->rules[0].line == 3);
+    ck_assert(cc->rules[1].p_lo == 5 && cc->rules[1].p_hi == INT_MAX && cc->rules[1].bytes.hi == SIZE_MAX);
+    ck_assert(cc->rules[1].choice == CS_CHOICE_FORCED && !strcmp(cc->rules[1].alg->name, "ring"));
+    ck_assert_int_eq(cc->rules[1].params.rmax, 3);
+    ck_assert(cc->rules[2].choice == CS_CHOICE_AUTO && cc->rules[2].line == 5);
+    ck_assert_int_eq(cfg.coll[CS_COLL_REDUCE].nrules, 0);
+    ck_assert_int_eq(load_text("reduce:\n  rules: []\n", &cfg, &err), 0);
+    ck_assert_int_eq(cfg.coll[CS_COLL_REDUCE].nrules, 0);
+}
+END_TEST
 
 /* window.method and COLLSHIM_WINDOW_METHOD set the method (a forced row of
  * the window collective); auto lets the model choose. */
@@ -708,6 +748,7 @@ Suite *make_config_suite(void)
     tcase_add_checked_fixture(env, clear_env, NULL);
     tcase_add_loop_test(env, test_env_value, 0, NELEMS(env_cases));
     tcase_add_test(env, test_window_method);
+    tcase_add_test(env, test_rules);
     tcase_add_test(env, test_env_choices);
     tcase_add_loop_test(env, test_env_log, 0, NELEMS(log_cases));
 

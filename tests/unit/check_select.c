@@ -163,6 +163,97 @@ END_TEST
 
 /* Tuning: a threshold b gives the k halving rounds whose blocks exceed b; no
  * b gives the k of least cost (checked against every k). */
+/* A rule of <coll>.rules for the tests: p range, bytes range, choice. */
+static void add_rule(cs_coll coll, int plo, int phi, size_t blo, size_t bhi, const char *spec)
+{
+    cs_coll_config *cc = &cfg.coll[coll];
+    cs_rule *r = &cc->rules[cc->nrules++];
+    const char *why;
+    *r = (cs_rule){.p_lo = plo, .p_hi = phi, .bytes = {blo, bhi}, .line = 10 + cc->nrules};
+    cs_params_init(&r->params);
+    if (!strcmp(spec, "native") || !strcmp(spec, "auto")) {
+        r->choice = spec[0] == 'n' ? CS_CHOICE_NATIVE : CS_CHOICE_AUTO;
+        return;
+    }
+    r->choice = CS_CHOICE_FORCED;
+    r->alg = cs_alg_lookup(coll, spec, &r->params, &why);
+    ck_assert_ptr_nonnull(r->alg);
+}
+
+/*
+ * Rules (issue 12): after forced, before native ranges and the model; the
+ * first that holds decides and the decision names it; where rules exist
+ * but none covers the call, or the rule's algorithm cannot run it, native,
+ * to be safe; a rule of auto hands the call on to the model.
+ */
+START_TEST(test_rules)
+{
+    cs_decision d;
+    add_rule(CS_COLL_ALLREDUCE, 2, 4, 0, 1023, "native");
+    add_rule(CS_COLL_ALLREDUCE, 2, 6, 0, SIZE_MAX, "butterfly:k=1");
+    add_rule(CS_COLL_ALLREDUCE, 5, 7, 0, SIZE_MAX, "ring:rmax=5");
+    add_rule(CS_COLL_ALLREDUCE, 9, 16, 1024, SIZE_MAX, "auto");
+
+    cs_problem prob = problem(CS_COLL_ALLREDUCE, 4, 16, 4, CS_PROB_COMMUTATIVE); /* 64 B: rule 1 */
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "native");
+    ck_assert_str_eq(d.reason, "rule");
+    ck_assert(d.rule == 1 && d.rule_line == 11);
+
+    prob.count = 1024; /* 4 KiB at p = 4: rule 1 does not hold, rule 2 does */
+    prob.bytes = 4096;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "butterfly");
+    ck_assert(d.rule == 2 && d.params.k == 1 && d.predicted > 0);
+
+    prob.p = 6; /* rule 2 holds first, but butterfly cannot run p = 6: native, and why */
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "native");
+    ck_assert_str_eq(d.passed->name, "butterfly");
+    ck_assert_ptr_nonnull(strstr(d.reason, "to be safe"));
+    ck_assert_int_eq(d.rule, 2);
+
+    prob.p = 7; /* rule 3; ring at p = 7 */
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "ring");
+    ck_assert(d.rule == 3 && d.params.rmax == 5);
+
+    prob.p = 12; /* rule 4: auto, the model decides (butterfly cannot: elimination or ring) */
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_int_eq(d.rule, 4);
+    ck_assert_str_ne(d.alg->name, "native");
+    ck_assert_str_ne(d.reason, "rule");
+
+    prob.count = 16; /* p = 12 at 64 B: no rule covers it */
+    prob.bytes = 64;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "native");
+    ck_assert_str_eq(d.reason, "no rule covers this p and size: native, to be safe");
+    ck_assert_int_eq(d.rule, 0);
+    prob.p = 64;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "native");
+
+    /* forced beats the rules; a native range does not */
+    cfg.coll[CS_COLL_ALLREDUCE].nnative = 1;
+    cfg.coll[CS_COLL_ALLREDUCE].native[0] = (cs_range){0, SIZE_MAX};
+    prob.p = 7;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "ring");
+    cfg.coll[CS_COLL_ALLREDUCE].choice = CS_CHOICE_FORCED;
+    cfg.coll[CS_COLL_ALLREDUCE].alg = alg_named(CS_COLL_ALLREDUCE, "elimination");
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "elimination");
+    ck_assert_int_eq(d.rule, 0);
+
+    /* the other collectives have no rules: unchanged */
+    prob = problem(CS_COLL_REDUCE, 64, 16, 4, CS_PROB_COMMUTATIVE);
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_int_eq(d.rule, 0);
+    ck_assert_str_ne(d.reason, "no rule covers this p and size: native, to be safe");
+}
+END_TEST
+
 START_TEST(test_butterfly_tune)
 {
     const cs_alg *bf = alg_named(CS_COLL_ALLREDUCE, "butterfly");
@@ -201,6 +292,7 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_noncontig_declined);
     tcase_add_test(tc, test_breakpoints_agree_with_model);
     tcase_add_test(tc, test_butterfly_tune);
+    tcase_add_test(tc, test_rules);
     suite_add_tcase(s, tc);
     return s;
 }
