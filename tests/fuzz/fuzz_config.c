@@ -339,12 +339,21 @@ static void fz_check_config(const cs_config *cfg, size_t input_size)
                  "log ranks not sorted and unique at %d", i);
     FZ_CHECK(cfg->strict == 0 || cfg->strict == 1, "strict %d", cfg->strict);
     FZ_CHECK(cfg->reproducible == 0 || cfg->reproducible == 1, "reproducible %d", cfg->reproducible);
-    FZ_CHECK(cfg->window_method >= -1 && cfg->window_method < CS_WIN_METHODS, "window method %d", cfg->window_method);
+    const cs_coll_config *w = &cfg->coll[CS_COLL_WINDOW]; /* window.method: auto, or a row of the window's */
+    FZ_CHECK((w->choice == CS_CHOICE_AUTO && !w->alg) ||
+                 (w->choice == CS_CHOICE_FORCED && w->alg && fz_alg_in_table(CS_COLL_WINDOW, w->alg)),
+             "window method: choice %d", (int)w->choice);
     FZ_CHECK(strnlen(cfg->source, PATH_MAX) < PATH_MAX, "source not terminated");
 
     /* One d from the input, and the largest: the model's hull must compute. */
     fz_check_model_hull(&cfg->model, 1 + (int)(input_size % CS_HULL_MAX_D));
     fz_check_model_hull(&cfg->model, CS_HULL_MAX_D);
+}
+
+/* window.method: the same choice and row. */
+static int fz_window_same(const cs_coll_config *a, const cs_coll_config *b)
+{
+    return a->choice == b->choice && a->alg == b->alg;
 }
 
 /* The fields that mean something; unused slots of the arrays may differ. */
@@ -371,7 +380,8 @@ static int fz_config_same(const cs_config *a, const cs_config *b)
     return a->log_level == b->log_level && strcmp(a->log_file, b->log_file) == 0 &&
            a->log_all_ranks == b->log_all_ranks && a->nlog_ranks == b->nlog_ranks &&
            memcmp(a->log_ranks, b->log_ranks, (size_t)a->nlog_ranks * sizeof a->log_ranks[0]) == 0 &&
-           a->strict == b->strict && a->reproducible == b->reproducible && a->window_method == b->window_method &&
+           a->strict == b->strict && a->reproducible == b->reproducible &&
+           fz_window_same(&a->coll[CS_COLL_WINDOW], &b->coll[CS_COLL_WINDOW]) &&
            strcmp(a->source, b->source) == 0;
 }
 
@@ -527,7 +537,8 @@ static void fz_check_env_applied(const cs_config *cfg, const cs_config *before, 
     if (!set[FZ_STRICT])
         FZ_CHECK(cfg->strict == before->strict, "strict changed without COLLSHIM_STRICT");
     if (!set[FZ_WINDOW])
-        FZ_CHECK(cfg->window_method == before->window_method, "window method changed without a variable");
+        FZ_CHECK(fz_window_same(&cfg->coll[CS_COLL_WINDOW], &before->coll[CS_COLL_WINDOW]),
+                 "window method changed without a variable");
     FZ_CHECK(memcmp(&cfg->model, &before->model, sizeof cfg->model) == 0, "the environment changed the model");
 }
 
@@ -600,7 +611,8 @@ static void fz_env_vs_file(int v)
     case FZ_LOG: FZ_CHECK(strcmp(from_env.log_file, from_file.log_file) == 0, "%s: log file differs", value); break;
     case FZ_LOG_LEVEL: FZ_CHECK(from_env.log_level == from_file.log_level, "%s: log level differs", value); break;
     case FZ_WINDOW:
-        FZ_CHECK(from_env.window_method == from_file.window_method, "%s: window method differs", value);
+        FZ_CHECK(fz_window_same(&from_env.coll[CS_COLL_WINDOW], &from_file.coll[CS_COLL_WINDOW]),
+                 "%s: window method differs", value);
         break;
     default: {
         const cs_coll_config *x = &from_env.coll[fz_var_coll[v]], *y = &from_file.coll[fz_var_coll[v]];
