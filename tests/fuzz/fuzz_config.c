@@ -301,6 +301,24 @@ static void fz_check_log_file(const char *s)
         }
 }
 
+/* <coll>.rules: ranges that hold somewhere, choices of the collective's own rows. */
+static void fz_check_rules(cs_coll c, const cs_coll_config *cc)
+{
+    FZ_CHECK(cc->nrules >= 0 && cc->nrules <= CS_MAX_RULES, "%s: %d rules", cs_coll_name(c), cc->nrules);
+    for (int i = 0; i < cc->nrules; i++) {
+        const cs_rule *r = &cc->rules[i];
+        FZ_CHECK(r->p_lo >= 1 && r->p_lo <= r->p_hi, "%s.rules[%d]: p [%d, %d]", cs_coll_name(c), i, r->p_lo, r->p_hi);
+        FZ_CHECK(r->bytes.lo <= r->bytes.hi, "%s.rules[%d]: bytes", cs_coll_name(c), i);
+        FZ_CHECK(r->line >= 1, "%s.rules[%d]: line %d", cs_coll_name(c), i, r->line);
+        if (r->choice == CS_CHOICE_FORCED)
+            FZ_CHECK(r->alg && fz_alg_in_table(c, r->alg), "%s.rules[%d]: algorithm not in its table",
+                     cs_coll_name(c), i);
+        else
+            FZ_CHECK((r->choice == CS_CHOICE_AUTO || r->choice == CS_CHOICE_NATIVE) && !r->alg,
+                     "%s.rules[%d]: choice %d", cs_coll_name(c), i, (int)r->choice);
+    }
+}
+
 static void fz_check_config(const cs_config *cfg, size_t input_size)
 {
     fz_check_cost("alpha", cfg->model.alpha);
@@ -325,6 +343,7 @@ static void fz_check_config(const cs_config *cfg, size_t input_size)
             fz_check_hulls(cfg, cc);
         else
             FZ_CHECK(cc->nhulls == 0, "%s: hulls", cs_coll_name((cs_coll)c));
+        fz_check_rules((cs_coll)c, cc);
     }
 
     FZ_CHECK(cfg->log_level == CS_LOG_OFF || cfg->log_level == CS_LOG_SUMMARY || cfg->log_level == CS_LOG_CALLS,
@@ -365,8 +384,15 @@ static int fz_config_same(const cs_config *a, const cs_config *b)
         const cs_coll_config *x = &a->coll[c], *y = &b->coll[c];
         if (x->choice != y->choice || x->alg != y->alg || x->from_env != y->from_env || x->nnative != y->nnative ||
             x->nhulls != y->nhulls || memcmp(&x->params, &y->params, sizeof x->params) != 0 ||
-            memcmp(x->native, y->native, (size_t)x->nnative * sizeof x->native[0]) != 0)
+            memcmp(x->native, y->native, (size_t)x->nnative * sizeof x->native[0]) != 0 || x->nrules != y->nrules)
             return 0;
+        for (int i = 0; i < x->nrules; i++) {
+            const cs_rule *r = &x->rules[i], *q = &y->rules[i];
+            if (r->p_lo != q->p_lo || r->p_hi != q->p_hi || r->bytes.lo != q->bytes.lo || r->bytes.hi != q->bytes.hi ||
+                r->choice != q->choice || r->alg != q->alg || r->line != q->line ||
+                memcmp(&r->params, &q->params, sizeof r->params) != 0)
+                return 0;
+        }
         for (int h = 0; h < x->nhulls; h++) {
             if (x->hull[h].d != y->hull[h].d || x->hull[h].nfaces != y->hull[h].nfaces)
                 return 0;
