@@ -118,4 +118,8 @@ const cs_alg *cs_alg_native(cs_coll coll);
  */
 const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, const char **why);
 
+/* The inverse of cs_alg_lookup: "name" or "name:args" as a configuration
+ * would say it (the parameters given, or tuned: "butterfly:k=2"). */
+void cs_alg_spec(const cs_alg *alg, const cs_params *params, char *buf, size_t size);
+
 #endif

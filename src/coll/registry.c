@@ -119,3 +119,13 @@ const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, c
     *why = "unknown algorithm";
     return NULL;
 }
+
+void cs_alg_spec(const cs_alg *alg, const cs_params *params, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s", alg->name);
+    if (alg->format && n > 0 && (size_t)n + 1 < size) {
+        buf[n] = ':';
+        if (alg->format(params, buf + n + 1, size - (size_t)n - 1) <= 0)
+            buf[n] = '\0';
+    }
+}

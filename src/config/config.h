@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "coll/coll.h"
 #include "common.h"
@@ -93,6 +94,11 @@ int cs_config_apply_env(cs_config *cfg, cs_config_error *err);
  * COLLSHIM_STRICT or the file says so) and -1 is returned with *err.
  */
 int cs_config_init(cs_config *cfg, cs_config_error *err);
+
+/* Write *cfg as YAML that cs_config_load reads back into the same values
+ * (every key; the log file pattern and hull partitions as given). 0, or -1
+ * on a write error. */
+int cs_config_write(FILE *f, const cs_config *cfg);
 
 /* "FILE:LINE:COL: message" */
 void cs_config_error_format(const cs_config_error *err, char *buf, size_t size);

@@ -118,12 +118,7 @@ const char *cs_log_op_name(MPI_Op op)
 
 void cs_log_alg_spec(const cs_decision *d, char *buf, size_t size)
 {
-    int n = snprintf(buf, size, "%s", d->alg->name);
-    if (d->alg->format && n > 0 && (size_t)n + 1 < size) {
-        buf[n] = ':';
-        if (d->alg->format(&d->params, buf + n + 1, size - (size_t)n - 1) <= 0)
-            buf[n] = '\0';
-    }
+    cs_alg_spec(d->alg, &d->params, buf, size);
 }
 
 static int cs_log_bin(size_t bytes)

@@ -12,6 +12,7 @@ Suite *make_hull_suite(void);
 Suite *make_protocols_suite(void);
 Suite *make_reduction_suite(void);
 Suite *make_window_suite(void);
+Suite *make_calibrate_suite(void);
 
 int main(void)
 {
@@ -25,6 +26,7 @@ int main(void)
     srunner_add_suite(sr, make_protocols_suite());
     srunner_add_suite(sr, make_reduction_suite());
     srunner_add_suite(sr, make_window_suite());
+    srunner_add_suite(sr, make_calibrate_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,0 +1,27 @@
+# collshim-calibrate (tools/collshim-calibrate.c and tools/calibrate/): measures the machine and
+# writes collshim's configuration for it (issue 12). An MPI program linked with the library's code,
+# like the other tools; built by `make`, installed by `make install`. The unit suite links
+# tools/calibrate/derive.c (rules from measurements, no MPI) to test it; `make check-calibrate` (a
+# part of `make check`) runs a --quick calibration at p = 2 and 4 and checks the file it writes.
+
+# A fragment is read before the Makefile's own rules: keep `make` building `all`.
+cs_calibrate_default_goal := $(.DEFAULT_GOAL)
+
+CAL_SRC := $(sort $(wildcard tools/calibrate/*.c))
+CAL_HDR := $(wildcard tools/calibrate/*.h)
+
+# Explicit: it takes the place of the Makefile's pattern for tools.
+$(B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(CORE_OBJ)
+	$(MPICC) $(ALLCFLAGS) -Itools -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
+
+$(B)/obj/tools/calibrate/%.o: ALLCFLAGS += -Itools
+$(B)/obj/tests/unit/check_calibrate.o: ALLCFLAGS += -Itools
+$(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o
+
+.PHONY: check-calibrate
+check-calibrate: $(B)/collshim-calibrate $(YIELD)
+	MPIEXEC="$(MPIEXEC)" tests/tools/check-collshim-calibrate $(B)
+
+CHECK_EXTRA += check-calibrate
+
+.DEFAULT_GOAL := $(cs_calibrate_default_goal)

@@ -1,0 +1,370 @@
+/*
+ * Calibration without MPI: the least-squares fit recovers known costs from
+ * synthetic times (model/fit.h), measured cells become choices and rules
+ * (tools/calibrate/derive.h), and the configuration collshim-calibrate
+ * writes loads back into the same values and the same decisions
+ * (cs_config_write).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "calibrate/derive.h"
+#include "config/config.h"
+#include "model/fit.h"
+#include "select/select.h"
+
+Suite *make_calibrate_suite(void);
+
+#define NELEMS(a) (int)(sizeof(a) / sizeof((a)[0]))
+
+static const double sizes[] = {0, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+
+/* ---- the fit -------------------------------------------------------------- */
+
+static const struct fit_case {
+    double alpha, beta, noise; /* noise: relative, alternating sign */
+} fit_cases[] = {
+    {1e-6, 2e-10, 0},   {2.5e-6, 1e-9, 0},   {1.5e-7, 8e-11, 0}, {5e-5, 1e-8, 0},
+    {1e-6, 2e-10, 0.02}, {2.5e-6, 1e-9, 0.05}, {3e-7, 1e-10, 0.01},
+};
+
+START_TEST(test_fit_recovers)
+{
+    const struct fit_case *c = &fit_cases[_i];
+    double t[NELEMS(sizes)];
+    cs_fit f;
+    for (int i = 0; i < NELEMS(sizes); i++)
+        t[i] = (c->alpha + c->beta * sizes[i]) * (1.0 + (i % 2 ? c->noise : -c->noise));
+    ck_assert_int_eq(cs_fit_line(sizes, t, NELEMS(sizes), &f), 0);
+    const double tol = c->noise == 0 ? 1e-9 : 2 * c->noise;
+    ck_assert_msg(fabs(f.a / c->alpha - 1) <= tol, "alpha %g, fitted %g", c->alpha, f.a);
+    ck_assert_msg(fabs(f.b / c->beta - 1) <= tol, "beta %g, fitted %g", c->beta, f.b);
+    ck_assert_int_eq(f.n, NELEMS(sizes));
+    ck_assert_int_eq(f.clamped, 0);
+    ck_assert(f.max_residual <= c->noise * 1.5 + 1e-9);
+    if (c->noise == 0)
+        ck_assert(f.r2 > 1 - 1e-12 && f.rms_residual < 1e-9);
+    else
+        ck_assert(f.r2 > 0.99 && f.r2 < 1.0);
+}
+END_TEST
+
+/* Relative weights: a small-size alpha is found under a large-size beta
+ * where plain least squares would lose it in the big times' noise. */
+START_TEST(test_fit_weights_small_sizes)
+{
+    double t[NELEMS(sizes)];
+    cs_fit f;
+    for (int i = 0; i < NELEMS(sizes); i++)
+        t[i] = 1e-6 + 1e-9 * sizes[i] * (sizes[i] >= 1048576 ? 1.01 : 1.0); /* 1% off at the top */
+    ck_assert_int_eq(cs_fit_line(sizes, t, NELEMS(sizes), &f), 0);
+    ck_assert_msg(fabs(f.a / 1e-6 - 1) < 0.05, "alpha fitted %g", f.a);
+}
+END_TEST
+
+START_TEST(test_fit_clamps)
+{
+    /* Times that a free line would meet with a negative intercept. */
+    const double x[] = {1000, 2000, 4000}, t[] = {0.5e-6, 1.6e-6, 3.9e-6};
+    cs_fit f;
+    ck_assert_int_eq(cs_fit_line(x, t, 3, &f), 0);
+    ck_assert(f.a == 0.0 && f.b > 0.0 && f.clamped == 1);
+    /* and a falling one: a constant */
+    const double t2[] = {3e-6, 2.9e-6, 2.8e-6};
+    ck_assert_int_eq(cs_fit_line(x, t2, 3, &f), 0);
+    ck_assert(f.b == 0.0 && fabs(f.a - 2.9e-6) < 0.1e-6 && f.clamped == 1);
+}
+END_TEST
+
+START_TEST(test_fit_refuses)
+{
+    const double x[] = {8, 8, 8}, t[] = {1e-6, 1.1e-6, 0.9e-6}, bad[] = {1e-6, 0, 2e-6};
+    const double x2[] = {8, 64, 512};
+    cs_fit f;
+    ck_assert_int_eq(cs_fit_line(x, t, 3, &f), -1);   /* every x the same */
+    ck_assert_int_eq(cs_fit_line(x2, t, 1, &f), -1);  /* one point */
+    ck_assert_int_eq(cs_fit_line(x2, bad, 3, &f), -1); /* a time of 0 */
+    ck_assert_int_eq(cs_fit_slope(x2, bad, 3, &f), -1);
+}
+END_TEST
+
+START_TEST(test_fit_slope)
+{
+    const double x[] = {4 << 20, 16 << 20, 32 << 20};
+    const double t[] = {4e-4 * 1.01, 16e-4 * 0.99, 32e-4};
+    cs_fit f;
+    ck_assert_int_eq(cs_fit_slope(x, t, 3, &f), 0);
+    ck_assert(f.a == 0.0 && fabs(f.b * (1 << 20) / 1e-4 - 1) < 0.01);
+}
+END_TEST
+
+/* ---- cells, choices, rules ------------------------------------------------ */
+
+START_TEST(test_ratio_noise)
+{
+    double tight[] = {0.80, 0.81, 0.79, 0.80, 0.82}, wide[] = {0.5, 0.9, 1.3, 0.7, 1.1};
+    cs_cal_ratio r = cs_cal_ratio_of(tight, NELEMS(tight), 0.03);
+    ck_assert(fabs(r.median - 0.80) < 1e-12 && r.noise == 0.03);
+    ck_assert(cs_cal_faster(r) && !cs_cal_slower(r));
+    r = cs_cal_ratio_of(wide, NELEMS(wide), 0.03);
+    /* quartiles 0.7 and 1.1: half the IQR over the median 0.9 */
+    ck_assert(fabs(r.median - 0.9) < 1e-12 && fabs(r.noise - 0.2 / 0.9) < 1e-12);
+    ck_assert(!cs_cal_faster(r) && !cs_cal_slower(r));
+    double even[] = {4, 1, 3, 2};
+    ck_assert(cs_cal_quantile(even, 4, 0.5) == 2.5 && even[0] == 1); /* sorted in place */
+}
+END_TEST
+
+extern const cs_alg cs_allreduce_butterfly, cs_allreduce_elimination, cs_allreduce_ring;
+#define R(m) ((cs_cal_ratio){(m), 0.05})
+
+/* A cell: its best and the model's choice, best/native, model/best, model/native. */
+static cs_cal_cell cell(int p, size_t bytes, const cs_alg *best, const cs_alg *model, double bn, double mb)
+{
+    return (cs_cal_cell){.p = p, .bytes = bytes, .best = best, .model = model, .best_native = R(bn),
+                         .model_best = R(mb), .model_native = R(bn * mb)};
+}
+
+START_TEST(test_cell_choice)
+{
+    const cs_alg *E = &cs_allreduce_elimination, *G = &cs_allreduce_ring, *alg;
+    const char *why;
+    const struct {
+        cs_cal_cell c;
+        cs_choice want;
+        const cs_alg *alg;
+    } cases[] = {
+        {cell(3, 8, E, E, 0.7, 1.0), CS_CHOICE_AUTO, NULL},     /* the model's choice is the best */
+        {cell(3, 8, E, G, 0.7, 1.03), CS_CHOICE_AUTO, NULL},    /* another, within the noise */
+        {cell(3, 8, E, G, 0.7, 1.2), CS_CHOICE_FORCED, E},      /* the model's lost */
+        {cell(3, 8, E, E, 1.2, 1.0), CS_CHOICE_NATIVE, NULL},   /* the library is faster */
+        {cell(3, 8, E, E, 1.04, 1.0), CS_CHOICE_AUTO, NULL},    /* slower within the noise only */
+        {cell(3, 8, E, G, 1.03, 1.04), CS_CHOICE_FORCED, E},    /* within the noise of the best, not of native */
+        {cell(3, 8, NULL, NULL, 1, 1), CS_CHOICE_NATIVE, NULL}, /* none of ours ran */
+    };
+    for (int i = 0; i < NELEMS(cases); i++) {
+        ck_assert_int_eq(cs_cal_cell_choice(&cases[i].c, &alg, &why), cases[i].want);
+        ck_assert_ptr_eq(alg, cases[i].alg);
+        ck_assert(why && *why);
+    }
+}
+END_TEST
+
+START_TEST(test_rules_bands_and_p)
+{
+    const cs_alg *E = &cs_allreduce_elimination, *G = &cs_allreduce_ring, *B = &cs_allreduce_butterfly;
+    /* p = 3 and 4 measure alike (one rule set for [3, 4]); p = 6 differs; p = 7
+     * is like 6, but 5 was not measured between 4 and 6: no rule covers 5. */
+    const cs_cal_cell cells[] = {
+        cell(3, 8, E, E, 0.7, 1), cell(3, 512, E, E, 0.7, 1), cell(3, 32768, E, E, 1.3, 1),
+        cell(4, 8, B, E, 0.7, 1), cell(4, 512, E, E, 0.7, 1), cell(4, 32768, E, E, 1.3, 1),
+        cell(6, 8, E, G, 0.7, 1.5), cell(6, 512, E, E, 0.7, 1), cell(6, 32768, E, E, 0.9, 1),
+        cell(7, 8, E, G, 0.7, 1.5), cell(7, 512, E, E, 0.7, 1), cell(7, 32768, E, E, 0.9, 1),
+    };
+    cs_rule rules[CS_MAX_RULES];
+    int cut;
+    const int n = cs_cal_rules(cells, NELEMS(cells), rules, CS_MAX_RULES, &cut);
+    ck_assert_int_eq(cut, 0);
+    ck_assert_int_eq(n, 4);
+    /* p 3..4: auto up to sqrt(512 * 32768) = 4096, native above */
+    ck_assert(rules[0].p_lo == 3 && rules[0].p_hi == 4 && rules[0].choice == CS_CHOICE_AUTO);
+    ck_assert(rules[0].bytes.lo == 0 && rules[0].bytes.hi == 4096);
+    ck_assert(rules[1].p_lo == 3 && rules[1].p_hi == 4 && rules[1].choice == CS_CHOICE_NATIVE);
+    ck_assert(rules[1].bytes.lo == 4097 && rules[1].bytes.hi == SIZE_MAX);
+    /* p 6..7: elimination forced up to sqrt(8 * 512) = 64, auto above */
+    ck_assert(rules[2].p_lo == 6 && rules[2].p_hi == 7 && rules[2].choice == CS_CHOICE_FORCED && rules[2].alg == E);
+    ck_assert(rules[2].bytes.lo == 0 && rules[2].bytes.hi == 64);
+    ck_assert(rules[3].choice == CS_CHOICE_AUTO && rules[3].bytes.lo == 65 && rules[3].bytes.hi == SIZE_MAX);
+
+    /* What select makes of them: p = 5 is covered by no rule. */
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    memcpy(cfg.coll[CS_COLL_ALLREDUCE].rules, rules, sizeof(cs_rule) * (size_t)n);
+    cfg.coll[CS_COLL_ALLREDUCE].nrules = n;
+    for (int i = 0; i < n; i++)
+        cs_params_init(&cfg.coll[CS_COLL_ALLREDUCE].rules[i].params);
+    static cs_select_cache cache;
+    const struct {
+        int p;
+        size_t bytes;
+        const char *alg;
+        const char *reason;
+    } calls[] = {
+        {4, 100000, "native", "rule"},
+        {5, 8, "native", "no rule covers this p and size: native, to be safe"},
+        {7, 64, "elimination", "rule"},
+        {7, 65, NULL, "breakpoint: the model's choice for this size"},
+    };
+    for (int i = 0; i < NELEMS(calls); i++) {
+        cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = calls[i].p, .count = calls[i].bytes, .elem = 1,
+                           .bytes = calls[i].bytes, .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
+        cs_decision d;
+        memset(&cache, 0, sizeof cache);
+        cs_select(&cfg, &cache, &prob, &d);
+        ck_assert_str_eq(d.reason, calls[i].reason);
+        if (calls[i].alg)
+            ck_assert_str_eq(d.alg->name, calls[i].alg);
+    }
+}
+END_TEST
+
+START_TEST(test_rules_limit)
+{
+    const cs_alg *E = &cs_allreduce_elimination;
+    /* Each p two bands; room for two p's of three. */
+    const cs_cal_cell cells[] = {
+        cell(3, 8, E, E, 0.7, 1), cell(3, 512, E, E, 1.3, 1), cell(5, 8, E, E, 0.7, 1),
+        cell(5, 512, E, E, 1.3, 1), cell(7, 8, E, E, 1.3, 1), cell(7, 512, E, E, 0.7, 1),
+    };
+    cs_rule rules[5];
+    int cut;
+    ck_assert_int_eq(cs_cal_rules(cells, NELEMS(cells), rules, 5, &cut), 4);
+    ck_assert_int_eq(cut, 1);
+    ck_assert(rules[3].p_lo == 5 && rules[3].p_hi == 5);
+}
+END_TEST
+
+/* ---- the written configuration -------------------------------------------- */
+
+static int load_written(const cs_config *cfg, cs_config *back, char *text, size_t size)
+{
+    char path[64];
+    cs_config_error err;
+    const int fd = memfd_create("cs_check_calibrate", 0);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(dup(fd), "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(cs_config_write(f, cfg), 0);
+    fclose(f);
+    const ssize_t len = pread(fd, text, size - 1, 0);
+    ck_assert_int_gt(len, 0);
+    text[len] = '\0';
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    cs_config_defaults(back);
+    const int rc = cs_config_load(path, back, &err);
+    close(fd);
+    ck_assert_msg(rc == 0, "%s:%d:%d: %s\n%s", err.file, err.line, err.column, err.message, text);
+    return rc;
+}
+
+static void set_rule(cs_rule *r, int lo, int hi, size_t blo, size_t bhi, cs_coll coll, const char *spec)
+{
+    const char *why;
+    memset(r, 0, sizeof *r);
+    cs_params_init(&r->params);
+    r->p_lo = lo;
+    r->p_hi = hi;
+    r->bytes = (cs_range){blo, bhi};
+    if (!strcmp(spec, "native") || !strcmp(spec, "auto")) {
+        r->choice = spec[0] == 'n' ? CS_CHOICE_NATIVE : CS_CHOICE_AUTO;
+        return;
+    }
+    r->choice = CS_CHOICE_FORCED;
+    r->alg = cs_alg_lookup(coll, spec, &r->params, &why);
+    ck_assert_ptr_nonnull(r->alg);
+}
+
+START_TEST(test_write_round_trip)
+{
+    static cs_config cfg, back;
+    static char text[16384];
+    const char *why;
+
+    cs_config_defaults(&cfg);
+    cfg.model = (cs_model){.alpha = 1.737036359573847e-07, .beta = 1.0 / 3e9, .rho = 8.6e-11, .gamma = 0.1 / 7e8};
+    cs_coll_config *ar = &cfg.coll[CS_COLL_ALLREDUCE], *rd = &cfg.coll[CS_COLL_REDUCE];
+    cs_coll_config *a2a = &cfg.coll[CS_COLL_ALLTOALL];
+    set_rule(&ar->rules[0], 2, 2, 0, 4096, CS_COLL_ALLREDUCE, "auto");
+    set_rule(&ar->rules[1], 2, 2, 4097, SIZE_MAX, CS_COLL_ALLREDUCE, "native");
+    set_rule(&ar->rules[2], 3, 7, 0, SIZE_MAX, CS_COLL_ALLREDUCE, "ring:k=2,rmax=5");
+    set_rule(&ar->rules[3], 8, INT_MAX, 0, 1000, CS_COLL_ALLREDUCE, "butterfly:b=4096");
+    ar->nrules = 4;
+    set_rule(&rd->rules[0], 1, 16, 0, SIZE_MAX, CS_COLL_REDUCE, "binomial");
+    rd->nrules = 1;
+    rd->choice = CS_CHOICE_FORCED;
+    rd->alg = cs_alg_lookup(CS_COLL_REDUCE, "elimination:k=1", &rd->params, &why);
+    a2a->native[0] = (cs_range){0, 64};
+    a2a->native[1] = (cs_range){1 << 20, SIZE_MAX};
+    a2a->nnative = 2;
+    set_rule(&a2a->rules[0], 4, 4, 0, SIZE_MAX, CS_COLL_ALLTOALL, "multiphase:1,1");
+    a2a->nrules = 1;
+    a2a->choice = CS_CHOICE_NATIVE;
+    cfg.log_level = CS_LOG_CALLS;
+    strcpy(cfg.log_file, "/tmp/cs.%r.jsonl");
+    cfg.log_all_ranks = 0;
+    cfg.log_ranks[0] = 0;
+    cfg.log_ranks[1] = 3;
+    cfg.nlog_ranks = 2;
+    cfg.strict = 1;
+    cfg.reproducible = 0;
+
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert(memcmp(&cfg.model, &back.model, offsetof(cs_model, hulls)) == 0); /* bit for bit */
+    for (int c = 0; c < CS_COLL_LAST; c++) {
+        const cs_coll_config *x = &cfg.coll[c], *y = &back.coll[c];
+        ck_assert_int_eq(x->choice, y->choice);
+        ck_assert_ptr_eq(x->alg, y->alg);
+        ck_assert_int_eq(x->nnative, y->nnative);
+        for (int i = 0; i < x->nnative; i++)
+            ck_assert(x->native[i].lo == y->native[i].lo && x->native[i].hi == y->native[i].hi);
+        ck_assert_int_eq(x->nrules, y->nrules);
+        for (int i = 0; i < x->nrules; i++) {
+            const cs_rule *r = &x->rules[i], *s = &y->rules[i];
+            ck_assert(r->p_lo == s->p_lo && r->p_hi == s->p_hi && r->choice == s->choice && r->alg == s->alg);
+            ck_assert(r->bytes.lo == s->bytes.lo && r->bytes.hi == s->bytes.hi);
+            ck_assert(r->params.b == s->params.b && r->params.k == s->params.k && r->params.rmax == s->params.rmax);
+            ck_assert(r->params.nparts == s->params.nparts);
+        }
+    }
+    ck_assert(back.coll[CS_COLL_REDUCE].params.k == 1);
+    ck_assert_int_eq(back.log_level, CS_LOG_CALLS);
+    ck_assert_str_eq(back.log_file, cfg.log_file);
+    ck_assert(back.log_all_ranks == 0 && back.nlog_ranks == 2 && back.log_ranks[1] == 3);
+    ck_assert(back.strict == 1 && back.reproducible == 0);
+
+    /* Written again, the same text: a fixed point. */
+    static char again[16384];
+    static cs_config third;
+    load_written(&back, &third, again, sizeof again);
+    ck_assert_str_eq(text, again);
+}
+END_TEST
+
+START_TEST(test_write_defaults)
+{
+    static cs_config cfg, back;
+    static char text[16384];
+    cs_config_defaults(&cfg);
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert(memcmp(&cfg.model, &back.model, offsetof(cs_model, hulls)) == 0);
+    ck_assert(strstr(text, "rules: []") && strstr(text, "method: auto") && strstr(text, "level: off"));
+}
+END_TEST
+
+Suite *make_calibrate_suite(void)
+{
+    Suite *s = suite_create("calibrate");
+    TCase *tc = tcase_create("fit");
+    tcase_add_loop_test(tc, test_fit_recovers, 0, NELEMS(fit_cases));
+    tcase_add_test(tc, test_fit_weights_small_sizes);
+    tcase_add_test(tc, test_fit_clamps);
+    tcase_add_test(tc, test_fit_refuses);
+    tcase_add_test(tc, test_fit_slope);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rules");
+    tcase_add_test(tc, test_ratio_noise);
+    tcase_add_test(tc, test_cell_choice);
+    tcase_add_test(tc, test_rules_bands_and_p);
+    tcase_add_test(tc, test_rules_limit);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("write");
+    tcase_add_test(tc, test_write_round_trip);
+    tcase_add_test(tc, test_write_defaults);
+    suite_add_tcase(s, tc);
+    return s;
+}

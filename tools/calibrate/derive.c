@@ -1,0 +1,135 @@
+/*
+ * From measured cells to rules (derive.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/derive.h"
+
+static int cs_cal_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cs_cal_quantile(double *v, int n, double q)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof v[0], cs_cal_cmp);
+    const double at = q * (n - 1);
+    const int i = (int)floor(at);
+    return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+cs_cal_ratio cs_cal_ratio_of(double *ratios, int n, double floor)
+{
+    cs_cal_ratio r = {.median = cs_cal_quantile(ratios, n, 0.5)};
+    const double half_iqr = 0.5 * (cs_cal_quantile(ratios, n, 0.75) - cs_cal_quantile(ratios, n, 0.25));
+    r.noise = fmax(floor, half_iqr / r.median);
+    return r;
+}
+
+cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const char **why)
+{
+    *alg = NULL;
+    if (!cell->best) {
+        *why = "none of ours runs here";
+        return CS_CHOICE_NATIVE;
+    }
+    if (cs_cal_slower(cell->best_native)) {
+        *why = "the library measured faster than the best of ours";
+        return CS_CHOICE_NATIVE;
+    }
+    if (cell->model && !cs_cal_slower(cell->model_best) && !cs_cal_slower(cell->model_native)) {
+        *why = "the model's choice measured as fast as the best";
+        return CS_CHOICE_AUTO;
+    }
+    *alg = cell->best;
+    *why = "the model's choice lost to the measured best";
+    return CS_CHOICE_FORCED;
+}
+
+typedef struct cs_cal_band {
+    cs_choice choice;
+    const cs_alg *alg;
+    cs_range bytes;
+} cs_cal_band;
+
+/* The bands of one p: cells[0..n) sorted by bytes. Returns how many. */
+static int cs_cal_bands(const cs_cal_cell *cells, int n, cs_cal_band *band)
+{
+    int nb = 0;
+    for (int i = 0; i < n; i++) {
+        const char *why;
+        const cs_alg *alg;
+        const cs_choice choice = cs_cal_cell_choice(&cells[i], &alg, &why);
+        const size_t lo = i == 0 ? 0 : (size_t)floor(sqrt((double)cells[i - 1].bytes * (double)cells[i].bytes)) + 1;
+        if (nb && band[nb - 1].choice == choice && band[nb - 1].alg == alg)
+            continue;
+        if (nb)
+            band[nb - 1].bytes.hi = lo - 1;
+        band[nb++] = (cs_cal_band){.choice = choice, .alg = alg, .bytes = {lo, SIZE_MAX}};
+    }
+    return nb;
+}
+
+static int cs_cal_bands_same(const cs_cal_band *a, int na, const cs_cal_band *b, int nb)
+{
+    if (na != nb)
+        return 0;
+    for (int i = 0; i < na; i++)
+        if (a[i].choice != b[i].choice || a[i].alg != b[i].alg || a[i].bytes.lo != b[i].bytes.lo ||
+            a[i].bytes.hi != b[i].bytes.hi)
+            return 0;
+    return 1;
+}
+
+int cs_cal_rules(const cs_cal_cell *cells, int n, cs_rule *rules, int max, int *cut)
+{
+    cs_cal_band *prev = calloc((size_t)n + 1, sizeof *prev), *cur = calloc((size_t)n + 1, sizeof *cur);
+    int nrules = 0, nprev = 0, prev_p = -1, prev_first = 0;
+    *cut = 0;
+    if (!prev || !cur) {
+        free(prev);
+        free(cur);
+        *cut = -1;
+        return 0;
+    }
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && cells[j].p == cells[i].p)
+            j++;
+        const int nb = cs_cal_bands(cells + i, j - i, cur);
+        const int p = cells[i].p;
+        if (prev_p == p - 1 && cs_cal_bands_same(prev, nprev, cur, nb)) {
+            for (int r = prev_first; r < nrules; r++) /* p - 1's rules take p too */
+                rules[r].p_hi = p;
+        } else if (nrules + nb > max) {
+            (*cut)++;
+            nprev = 0;
+            prev_p = -1;
+            i = j;
+            continue;
+        } else {
+            prev_first = nrules;
+            for (int b = 0; b < nb; b++) {
+                cs_rule *r = &rules[nrules++];
+                memset(r, 0, sizeof *r);
+                cs_params_init(&r->params);
+                r->p_lo = r->p_hi = p;
+                r->bytes = cur[b].bytes;
+                r->choice = cur[b].choice;
+                r->alg = cur[b].alg;
+            }
+        }
+        memcpy(prev, cur, (size_t)nb * sizeof *cur);
+        nprev = nb;
+        prev_p = p;
+        i = j;
+    }
+    free(prev);
+    free(cur);
+    return nrules;
+}

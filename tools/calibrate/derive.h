@@ -1,0 +1,63 @@
+/*
+ * collshim-calibrate's decisions, as pure functions of its measurements (no
+ * MPI): which choice a measured cell gets, and the rules (<coll>.rules) that
+ * say it for every size of the communicator sizes measured.
+ */
+#ifndef CS_CAL_DERIVE_H
+#define CS_CAL_DERIVE_H
+
+#include "config/config.h"
+
+/* Paired repetitions: the median of the ratios and their noise. */
+typedef struct cs_cal_ratio {
+    double median; /* of t_a / t_b over the repetitions */
+    double noise;  /* a relative margin: half the interquartile range of the ratios, at least a floor */
+} cs_cal_ratio;
+
+/* Is a faster than b, or slower, beyond the noise? (ratio = a / b) */
+static inline int cs_cal_faster(cs_cal_ratio r)
+{
+    return r.median < 1.0 - r.noise;
+}
+static inline int cs_cal_slower(cs_cal_ratio r)
+{
+    return r.median > 1.0 + r.noise;
+}
+
+/* The median and noise of ratios[0..n) (sorted in place); floor: the least noise. */
+cs_cal_ratio cs_cal_ratio_of(double *ratios, int n, double floor);
+
+/* The value at quantile q (0..1) of v[0..n), sorted in place. */
+double cs_cal_quantile(double *v, int n, double q);
+
+/* One measured cell: a collective at one p and one message size. */
+typedef struct cs_cal_cell {
+    int p;
+    size_t bytes;
+    const cs_alg *best;       /* the fastest of ours measured; NULL: none ran */
+    const cs_alg *model;      /* the model's choice among ours; NULL: none */
+    cs_cal_ratio best_native; /* t_best / t_native */
+    cs_cal_ratio model_best;  /* t_model / t_best */
+    cs_cal_ratio model_native;
+} cs_cal_cell;
+
+/* The choice of a cell, and why in words:
+ *   native  the library measured faster than the best of ours beyond the noise
+ *           (or none of ours ran);
+ *   auto    the model's choice measured as fast as the best of ours and not
+ *           slower than the library, within the noise: the model decides;
+ *   forced  the measured best of ours, where the model's choice lost. */
+cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const char **why);
+
+/*
+ * The rules for cells[0..n) of one collective, sorted by p then bytes: per
+ * p, runs of sizes with one choice make a byte range whose ends lie at the
+ * geometric means of neighbouring sizes (the first from 0, the last to no
+ * bound); then neighbouring communicator sizes (p and p + 1) with the same
+ * ranges share rules. p that were not measured get none: select sends them to
+ * the library, to be safe. At most max rules: the p that would pass it get
+ * none either, and *cut says how many p that was. Returns the rules written.
+ */
+int cs_cal_rules(const cs_cal_cell *cells, int n, cs_rule *rules, int max, int *cut);
+
+#endif

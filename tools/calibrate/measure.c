@@ -1,0 +1,226 @@
+/*
+ * Measurements over MPI (measure.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/derive.h"
+#include "calibrate/measure.h"
+
+void cs_cal_problem(cs_coll coll, int p, size_t bytes, cs_problem *prob)
+{
+    memset(prob, 0, sizeof *prob);
+    prob->coll = coll;
+    prob->p = p;
+    if (coll == CS_COLL_ALLTOALL) {
+        prob->elem = 1;
+        prob->count = prob->bytes = bytes;
+        prob->flags = CS_PROB_CONTIG;
+    } else {
+        prob->elem = sizeof(double);
+        prob->count = bytes / sizeof(double);
+        prob->bytes = prob->count * sizeof(double);
+        prob->flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE; /* MPI_SUM on doubles: not exact */
+    }
+}
+
+static int cs_cal_native(const cs_cal_comm *c, const cs_problem *prob, const void *send, void *recv)
+{
+    const int n = (int)prob->count;
+    switch (prob->coll) {
+    case CS_COLL_ALLTOALL: return PMPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, c->comm);
+    case CS_COLL_ALLREDUCE: return PMPI_Allreduce(send, recv, n, MPI_DOUBLE, MPI_SUM, c->comm);
+    default: return PMPI_Reduce(send, recv, n, MPI_DOUBLE, MPI_SUM, prob->root, c->comm);
+    }
+}
+
+static int cs_cal_run(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *path, const void *send, void *recv)
+{
+    if (!path->alg || !path->alg->build)
+        return cs_cal_native(c, prob, send, recv);
+    const int has_result = prob->coll != CS_COLL_REDUCE || c->rank == prob->root;
+    cs_exec x = {.buf = {(void *)send, has_result ? recv : NULL},
+                 .type = prob->coll == CS_COLL_ALLTOALL ? MPI_BYTE : MPI_DOUBLE,
+                 .type_extent = prob->elem,
+                 .op = MPI_SUM,
+                 .comm = c->priv,
+                 .scratch = &c->scratch};
+    return cs_exec_run(&path->sched, &x);
+}
+
+/* The slowest rank's seconds per call of `calls` calls of a path. */
+static double cs_cal_timed(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *path, const void *send, void *recv,
+                           int calls)
+{
+    double t, slowest;
+    PMPI_Barrier(c->comm);
+    const double t0 = PMPI_Wtime();
+    for (int i = 0; i < calls; i++)
+        cs_cal_run(c, prob, path, send, recv);
+    t = (PMPI_Wtime() - t0) / calls;
+    PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    return slowest;
+}
+
+/* Our result against the library's, where the rank has one; 0 if the same on every rank. */
+static int cs_cal_check(cs_cal_comm *c, const cs_problem *prob, const void *ref, const void *recv, size_t size)
+{
+    int bad = (prob->coll != CS_COLL_REDUCE || c->rank == prob->root) && memcmp(ref, recv, size) != 0, any;
+    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, c->comm);
+    return any;
+}
+
+int cs_cal_time(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *paths, int npaths, cs_cal_timing *tm)
+{
+    const size_t size = prob->coll == CS_COLL_ALLTOALL ? prob->bytes * (size_t)c->p : prob->bytes;
+    char *send = malloc(size + 1), *recv = malloc(size + 1), *ref = malloc(size + 1);
+    int rc = send && recv && ref ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+
+    for (size_t i = 0; rc == MPI_SUCCESS && i < size; i++)
+        send[i] = (char)((c->rank * 7 + i) % 13);
+    if (rc == MPI_SUCCESS && prob->coll != CS_COLL_ALLTOALL)
+        for (size_t i = 0; i < prob->count; i++)
+            ((double *)send)[i] = (double)((c->rank + i) % 5); /* small integers: exact sums */
+    for (int k = 0; rc == MPI_SUCCESS && k < npaths; k++) {
+        cs_sched_init(&paths[k].sched);
+        if (paths[k].alg && paths[k].alg->build)
+            rc = paths[k].alg->build(prob, &paths[k].params, c->rank, &paths[k].sched);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = cs_cal_native(c, prob, send, ref);
+    for (int k = 0; rc == MPI_SUCCESS && k < npaths; k++) {
+        memset(recv, 0, size);
+        rc = cs_cal_run(c, prob, &paths[k], send, recv);
+        if (rc == MPI_SUCCESS && cs_cal_check(c, prob, ref, recv, size)) {
+            char spec[128];
+            cs_alg_spec(paths[k].alg, &paths[k].params, spec, sizeof spec);
+            if (c->rank == 0)
+                fprintf(stderr, "collshim-calibrate: %s at p = %d, %zu bytes: %s's result differs from the library's\n",
+                        cs_coll_name(prob->coll), c->p, prob->bytes, spec);
+            rc = MPI_ERR_OTHER;
+        }
+    }
+    if (rc == MPI_SUCCESS) {
+        /* As many calls per timing as make it last the target, judged by the library's. */
+        const double one = cs_cal_timed(c, prob, &paths[0], send, recv, 1);
+        tm->calls = one > 0 ? (int)(tm->target / one) + 1 : 1;
+        if (tm->calls > 10000)
+            tm->calls = 10000;
+        for (int k = 0; k < npaths; k++)
+            cs_cal_timed(c, prob, &paths[k], send, recv, 1);
+        for (int r = 0; r < tm->reps; r++)
+            for (int j = 0; j < npaths; j++) {
+                const int k = (r + j) % npaths;
+                paths[k].t[r] = cs_cal_timed(c, prob, &paths[k], send, recv, tm->calls);
+            }
+    }
+    free(send);
+    free(recv);
+    free(ref);
+    return rc;
+}
+
+void cs_cal_paths_free(cs_cal_path *paths, int npaths)
+{
+    for (int k = 0; k < npaths; k++)
+        cs_sched_free(&paths[k].sched);
+}
+
+double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target)
+{
+    int rank, calls = 1;
+    double t[CS_CAL_MAX_REPS], half = 0.0;
+    char *buf = malloc(bytes + 1);
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == a || rank == b) {
+        const int peer = rank == a ? b : a;
+        for (int r = -1; r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
+            PMPI_Sendrecv(NULL, 0, MPI_BYTE, peer, 1, NULL, 0, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
+            const double t0 = PMPI_Wtime();
+            for (int i = 0; i < calls; i++) {
+                if (rank == a) {
+                    PMPI_Send(buf, (int)bytes, MPI_BYTE, b, 0, comm);
+                    PMPI_Recv(buf, (int)bytes, MPI_BYTE, b, 0, comm, MPI_STATUS_IGNORE);
+                } else {
+                    PMPI_Recv(buf, (int)bytes, MPI_BYTE, a, 0, comm, MPI_STATUS_IGNORE);
+                    PMPI_Send(buf, (int)bytes, MPI_BYTE, a, 0, comm);
+                }
+            }
+            const double dt = (PMPI_Wtime() - t0) / calls / 2.0;
+            if (r < 0 && rank == a) { /* both sides take a's count of calls */
+                calls = dt > 0 && target / dt < 200000.0 ? (int)(target / dt / 2.0) + 1 : 100000;
+                PMPI_Send(&calls, 1, MPI_INT, b, 2, comm);
+            } else if (r < 0) {
+                PMPI_Recv(&calls, 1, MPI_INT, a, 2, comm, MPI_STATUS_IGNORE);
+            } else {
+                t[r] = dt;
+            }
+        }
+        half = cs_cal_quantile(t, reps, 0.5);
+    }
+    free(buf);
+    PMPI_Bcast(&half, 1, MPI_DOUBLE, a, comm);
+    return half;
+}
+
+/* The median over reps of the slowest rank's time of f(arg), all ranks at once. */
+static double cs_cal_local(MPI_Comm comm, void (*f)(void *), void *arg, int reps)
+{
+    double t[CS_CAL_MAX_REPS];
+    f(arg); /* warm-up: first touch of the pages */
+    for (int r = 0; r < reps; r++) {
+        double dt;
+        PMPI_Barrier(comm);
+        const double t0 = PMPI_Wtime();
+        f(arg);
+        dt = PMPI_Wtime() - t0;
+        PMPI_Allreduce(&dt, &t[r], 1, MPI_DOUBLE, MPI_MAX, comm);
+    }
+    return cs_cal_quantile(t, reps, 0.5);
+}
+
+typedef struct cs_cal_local_arg {
+    char *a, *b;
+    size_t bytes;
+    MPI_Datatype type;
+    MPI_Op op;
+} cs_cal_local_arg;
+
+static void cs_cal_do_copy(void *p)
+{
+    cs_cal_local_arg *x = p;
+    memcpy(x->b, x->a, x->bytes);
+}
+
+static void cs_cal_do_reduce(void *p)
+{
+    cs_cal_local_arg *x = p;
+    int size;
+    PMPI_Type_size(x->type, &size);
+    PMPI_Reduce_local(x->a, x->b, (int)(x->bytes / (size_t)size), x->type, x->op);
+}
+
+static double cs_cal_local_bufs(MPI_Comm comm, void (*f)(void *), cs_cal_local_arg *x, int reps)
+{
+    x->a = calloc(1, x->bytes);
+    x->b = calloc(1, x->bytes);
+    int ok = x->a && x->b, all;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    double t = all ? cs_cal_local(comm, f, x, reps) : -1.0;
+    free(x->a);
+    free(x->b);
+    return t;
+}
+
+double cs_cal_copy(MPI_Comm comm, size_t bytes, int reps)
+{
+    cs_cal_local_arg x = {.bytes = bytes};
+    return cs_cal_local_bufs(comm, cs_cal_do_copy, &x, reps);
+}
+
+double cs_cal_reduce_local(MPI_Comm comm, MPI_Datatype type, MPI_Op op, size_t bytes, int reps)
+{
+    cs_cal_local_arg x = {.bytes = bytes, .type = type, .op = op};
+    return cs_cal_local_bufs(comm, cs_cal_do_reduce, &x, reps);
+}

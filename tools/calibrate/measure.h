@@ -1,0 +1,64 @@
+/*
+ * collshim-calibrate's measurements over MPI: a collective by several paths
+ * (the library's, and schedules of ours run by collshim's executor) timed in
+ * paired repetitions, and the micro-measurements behind alpha, beta, rho and
+ * gamma. Every time is the slowest rank's.
+ */
+#ifndef CS_CAL_MEASURE_H
+#define CS_CAL_MEASURE_H
+
+#include <mpi.h>
+
+#include "coll/coll.h"
+#include "sched/exec.h"
+
+#define CS_CAL_MAX_REPS 64
+
+/* A communicator under measurement, and a private duplicate for our traffic. */
+typedef struct cs_cal_comm {
+    MPI_Comm comm, priv;
+    int p, rank;
+    cs_scratch scratch;
+} cs_cal_comm;
+
+/* One way to run the call: the library's collective (alg NULL or native) or ours. */
+typedef struct cs_cal_path {
+    const cs_alg *alg;
+    cs_params params;
+    cs_sched sched; /* this rank's, built by cs_cal_time */
+    double t[CS_CAL_MAX_REPS]; /* seconds per call, per repetition */
+} cs_cal_path;
+
+typedef struct cs_cal_timing {
+    int reps;      /* paired repetitions */
+    double target; /* seconds one timing should last: calls per timing follow */
+    int calls;     /* what that gave, for the record */
+} cs_cal_timing;
+
+/* The problem calibration measures: MPI_DOUBLE with MPI_SUM for the
+ * reductions (root 0), bytes for alltoall. */
+void cs_cal_problem(cs_coll coll, int p, size_t bytes, cs_problem *prob);
+
+/*
+ * Build the schedules, run every path once and compare its result with the
+ * library's (bit for bit: the inputs are small integers, exact in any order),
+ * warm up, then time: in repetition r every path in turn (the first one
+ * rotating) runs tm->calls calls from a barrier. Returns MPI_SUCCESS, or
+ * MPI_ERR_OTHER after printing which path gave a wrong result.
+ */
+int cs_cal_time(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *paths, int npaths, cs_cal_timing *tm);
+
+/* Free what cs_cal_time built. */
+void cs_cal_paths_free(cs_cal_path *paths, int npaths);
+
+/* Half the round trip of a ping-pong of `bytes` between world ranks a and b,
+ * median of reps (every rank of comm gets it). */
+double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target);
+
+/* Seconds to memcpy `bytes` on every rank at once (the slowest; median of reps). */
+double cs_cal_copy(MPI_Comm comm, size_t bytes, int reps);
+
+/* Seconds for PMPI_Reduce_local of `bytes` of type with op on every rank at once. */
+double cs_cal_reduce_local(MPI_Comm comm, MPI_Datatype type, MPI_Op op, size_t bytes, int reps);
+
+#endif

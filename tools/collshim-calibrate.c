@@ -1,0 +1,576 @@
+/*
+ * collshim-calibrate: measure this machine and write collshim's configuration for it.
+ *
+ *   mpiexec -n P collshim-calibrate [-o machine.yaml] [--quick | --budget 20m]
+ *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick]
+ *
+ * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
+ *
+ * 1. fits the model: alpha and beta by least squares over ping-pong times of 0 B to
+ *    4 MiB (relative errors, model/fit.h; R^2 and residuals printed), between two
+ *    ranks of one node and, when the run spans nodes (MPI_Comm_split_type shared),
+ *    between two nodes: the model takes the inter-node fit then (a collective over
+ *    nodes waits for its slowest links); rho from copies beyond the caches; gamma
+ *    from PMPI_Reduce_local on the common type and operator classes (the model
+ *    takes MPI_DOUBLE with MPI_SUM, the type collshim is calibrated with);
+ * 2. times, per collective, communicator size (the world and sub-communicators of
+ *    the first q ranks, powers of two and not) and message size, the library's
+ *    collective and every algorithm of ours that can run it (each result checked
+ *    against the library's), in paired repetitions; prints medians, the spread of
+ *    each ratio to the library, and the model's prediction beside each;
+ * 3. writes a complete configuration (src/config/config_write.c): the fitted model
+ *    and <coll>.rules per communicator size x size range (calibrate/derive.h): the
+ *    library where it measured faster beyond the noise, auto where the model's
+ *    choice measured as fast as the best of ours, else the measured best. A p it
+ *    did not measure gets no rule, so select keeps the library there, to be safe.
+ *
+ * --verify FILE reads a configuration and times, cell by cell, what collshim
+ * would run under it (select's decision, as the shim makes it) against the
+ * library, and reports every cell where that is slower beyond the noise.
+ * Exit status: 0, 1 on a usage or configuration error or a wrong result, 3 when
+ * --verify found a cell slower than the library.
+ */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "calibrate/derive.h"
+#include "calibrate/measure.h"
+#include "config/config.h"
+#include "model/fit.h"
+#include "select/select.h"
+
+#define CAL_MAX_Q 8       /* communicator sizes measured */
+#define CAL_MAX_SIZES 12  /* message sizes per collective */
+#define CAL_MAX_PATHS 12  /* the library and ours */
+#define CAL_MAX_CELLS (CAL_MAX_Q * CAL_MAX_SIZES)
+#define CAL_A2A_BUDGET ((size_t)64 << 20) /* alltoall: bytes per rank at most */
+
+typedef struct cal_opts {
+    const char *out, *verify;
+    int quick;
+    double budget; /* seconds; 0: none */
+    int reps;
+    double target, noise;
+} cal_opts;
+
+static int rank, world;
+
+static const size_t red_full[] = {8, 32, 128, 512, 2048, 8192, 32768, 131072, 524288, 2097152};
+static const size_t red_quick[] = {8, 512, 32768, 1048576};
+static const size_t a2a_full[] = {8, 32, 128, 512, 2048, 8192, 32768, 131072};
+static const size_t a2a_quick[] = {8, 512, 16384};
+static const size_t pp_full[] = {0, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
+static const size_t pp_quick[] = {0, 64, 4096, 262144, 1048576};
+#define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void usage(FILE *f)
+{
+    if (rank == 0)
+        fprintf(f, "usage: collshim-calibrate [-o FILE] [--quick | --budget DURATION]\n"
+                   "       collshim-calibrate --verify FILE [--quick]\n"
+                   "  -o FILE         the configuration to write (default collshim-machine.yaml)\n"
+                   "  --quick         4 message sizes, 5 repetitions: a minute, not a verdict\n"
+                   "  --budget D      no new communicator size after D (90s, 20m, 1h); the cut is said\n"
+                   "  --verify FILE   time what FILE makes collshim run against the library\n");
+}
+
+/* 90, 90s, 20m, 1h; -1 if malformed. */
+static double parse_duration(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0)
+        return -1;
+    if (*end == 'm')
+        v *= 60, end++;
+    else if (*end == 'h')
+        v *= 3600, end++;
+    else if (*end == 's')
+        end++;
+    return *end ? -1 : v;
+}
+
+static int parse_opts(int argc, char **argv, cal_opts *o)
+{
+    *o = (cal_opts){.out = "collshim-machine.yaml", .reps = 11, .target = 2e-3, .noise = 0.03};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") && i + 1 < argc)
+            o->out = argv[++i];
+        else if (!strcmp(a, "--verify") && i + 1 < argc)
+            o->verify = argv[++i];
+        else if (!strcmp(a, "--quick"))
+            o->quick = 1;
+        else if (!strcmp(a, "--budget") && i + 1 < argc) {
+            if ((o->budget = parse_duration(argv[++i])) < 0)
+                return -1;
+        } else
+            return -1;
+    }
+    if (o->quick)
+        o->reps = 5, o->target = 3e-4, o->noise = 0.05;
+    return 0;
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+static void print_fit(const char *what, const cs_fit *f, const size_t *x, const double *t, int n)
+{
+    printf("# %s: alpha %.3e s, beta %.3e s/B (%.2f GB/s); R^2 %.5f, residuals rms %.1f%% max %.1f%%%s\n", what,
+           f->a, f->b, f->b > 0 ? 1e-9 / f->b : INFINITY, f->r2, 100 * f->rms_residual, 100 * f->max_residual,
+           f->clamped ? " (a negative term set to 0)" : "");
+    printf("#   bytes:     ");
+    for (int i = 0; i < n; i++)
+        printf(" %9zu", x[i]);
+    printf("\n#   measured:  ");
+    for (int i = 0; i < n; i++)
+        printf(" %9.3e", t[i]);
+    printf("\n#   residual:  ");
+    for (int i = 0; i < n; i++)
+        printf(" %8.1f%%", 100 * (t[i] - f->a - f->b * (double)x[i]) / t[i]);
+    printf("\n");
+}
+
+/* alpha and beta between world ranks 0 and b: 0 on success. */
+static int fit_pair(int b, const cal_opts *o, const char *what, cs_fit *f)
+{
+    const size_t *x = o->quick ? pp_quick : pp_full;
+    const int n = o->quick ? NELEMS(pp_quick) : NELEMS(pp_full);
+    double xs[16], t[16];
+    for (int i = 0; i < n; i++) {
+        xs[i] = (double)x[i];
+        t[i] = cs_cal_pingpong(MPI_COMM_WORLD, 0, b, x[i], o->reps, o->target / 4);
+    }
+    int rc = cs_fit_line(xs, t, n, f);
+    if (rank == 0 && rc == 0)
+        print_fit(what, f, x, t, n);
+    return rc;
+}
+
+/* Per-byte cost of f over sizes beyond the caches, with what it is. */
+static double fit_per_byte(double (*time_of)(size_t bytes, const void *arg), const void *arg, const cal_opts *o)
+{
+    const size_t sizes[] = {(size_t)4 << 20, (size_t)16 << 20, (size_t)32 << 20};
+    double x[3], t[3];
+    const int n = o->quick ? 2 : 3;
+    cs_fit f;
+    for (int i = 0; i < n; i++) {
+        x[i] = (double)sizes[i];
+        t[i] = time_of(sizes[i], arg);
+    }
+    return cs_fit_slope(x, t, n, &f) == 0 ? f.b : -1.0;
+}
+
+#define CAL_LOCAL_REPS 5
+
+static double time_copy(size_t bytes, const void *arg)
+{
+    return cs_cal_copy(MPI_COMM_WORLD, bytes, CAL_LOCAL_REPS);
+}
+
+typedef struct reduce_class {
+    const char *name;
+    MPI_Datatype type;
+    MPI_Op op;
+} reduce_class;
+
+static double time_reduce(size_t bytes, const void *arg)
+{
+    const reduce_class *c = arg;
+    return cs_cal_reduce_local(MPI_COMM_WORLD, c->type, c->op, bytes, CAL_LOCAL_REPS);
+}
+
+/* Fit the model; 0 on success (every rank gets it). */
+static int fit_model(const cal_opts *o, cs_model *m)
+{
+    MPI_Comm node;
+    int same_node = -1, other_node = -1, nrank, nodes_key, leader;
+    cs_fit intra, inter;
+
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    PMPI_Comm_rank(node, &nrank);
+    leader = rank; /* the world rank of my node's first rank names the node */
+    PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
+    PMPI_Comm_free(&node);
+    int *node_of = malloc(sizeof(int) * (size_t)world);
+    if (!node_of)
+        return -1;
+    PMPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
+    nodes_key = 0;
+    for (int r = 1; r < world; r++) {
+        if (node_of[r] == node_of[0] && same_node < 0)
+            same_node = r;
+        if (node_of[r] != node_of[0] && other_node < 0)
+            other_node = r;
+        if (node_of[r] == r)
+            nodes_key++;
+    }
+    free(node_of);
+    if (rank == 0)
+        printf("# %d ranks on %d node(s)\n", world, nodes_key + 1);
+    if (same_node >= 0 && fit_pair(same_node, o, "ping-pong within a node", &intra) != 0)
+        return -1;
+    if (other_node >= 0 && fit_pair(other_node, o, "ping-pong between nodes", &inter) != 0)
+        return -1;
+    const cs_fit *take = other_node >= 0 ? &inter : &intra;
+    if (rank == 0)
+        printf("# the model takes the %s fit\n", other_node >= 0 ? "inter-node (the slower links)" : "intra-node");
+    m->alpha = take->a;
+    m->beta = take->b;
+
+    m->rho = fit_per_byte(time_copy, NULL, o);
+    static const reduce_class classes[] = {
+        {"MPI_DOUBLE MPI_SUM", MPI_DOUBLE, MPI_SUM}, {"MPI_FLOAT MPI_SUM", MPI_FLOAT, MPI_SUM},
+        {"MPI_INT MPI_SUM", MPI_INT, MPI_SUM},       {"MPI_INT64_T MPI_SUM", MPI_INT64_T, MPI_SUM},
+        {"MPI_INT MPI_MAX", MPI_INT, MPI_MAX},       {"MPI_DOUBLE MPI_MAX", MPI_DOUBLE, MPI_MAX},
+    };
+    if (rank == 0)
+        printf("# rho %.3e s/B (memcpy beyond the caches, every rank at once)\n", m->rho);
+    for (int i = 0; i < NELEMS(classes); i++) {
+        const double g = fit_per_byte(time_reduce, &classes[i], o);
+        if (i == 0)
+            m->gamma = g;
+        if (rank == 0)
+            printf("# gamma %.3e s/B  %s%s\n", g, classes[i].name, i == 0 ? " (the model's)" : "");
+    }
+    return m->rho >= 0 && m->gamma >= 0 ? 0 : -1;
+}
+
+/* ---- the collectives ------------------------------------------------------ */
+
+/* The communicator sizes: the world first, then up to CAL_MAX_Q - 1 smaller
+ * ones: every q below 8, else powers of two and three times powers of two. */
+static int comm_sizes(int p, int *q)
+{
+    int cand[64], nc = 0, n = 0;
+    q[n++] = p;
+    for (int x = 2; x < p && nc < 64; x = x < 8 ? x + 1 : (x & (x - 1)) ? x / 3 * 4 : x / 2 * 3)
+        cand[nc++] = x;
+    while (nc > CAL_MAX_Q - 1) { /* thin out evenly, keeping the smallest and largest */
+        int m = 0;
+        for (int i = 0; i < nc; i++)
+            if (i % 2 == 0 || i == nc - 1)
+                cand[m++] = cand[i];
+        nc = m;
+    }
+    for (int i = 0; i < nc; i++)
+        q[n++] = cand[i];
+    return n;
+}
+
+typedef struct cal_row {
+    cs_cal_path path;
+    double predicted, predicted_default; /* under the fitted model and the built-in one */
+} cal_row;
+
+typedef struct cal_state {
+    const cal_opts *o;
+    cs_config cfg;     /* the fitted model (calibration) or the file (--verify) */
+    cs_model defaults; /* the built-in model, for the error before calibration */
+    cs_cal_cell cells[CS_COLL_LAST][CAL_MAX_CELLS];
+    int ncells[CS_COLL_LAST];
+    double err_fit[4096], err_default[4096];
+    int nerr;
+    int verify_cells, verify_slower;
+} cal_state;
+
+/* The paths of a cell: the library, then ours that can run it (calibration)
+ * or what select decides under the file (--verify). Returns how many. */
+static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *cache, cal_row *rows)
+{
+    int n = 0, nalgs;
+    memset(rows, 0, sizeof(cal_row) * CAL_MAX_PATHS);
+    rows[n++].path.alg = NULL;
+    if (st->o->verify) {
+        cs_decision d;
+        cs_select(&st->cfg, cache, prob, &d);
+        rows[n].path.alg = d.alg;
+        rows[n].path.params = d.params;
+        rows[n++].predicted = d.predicted;
+        return n;
+    }
+    const cs_alg *const *table = cs_alg_table(prob->coll, &nalgs);
+    for (int i = 0; i < nalgs && n < CAL_MAX_PATHS; i++) {
+        if (!table[i]->cost || cs_select_restriction(table[i], prob))
+            continue;
+        cal_row *r = &rows[n++];
+        r->path.alg = table[i];
+        cs_params_init(&r->path.params);
+        if (table[i]->tune)
+            table[i]->tune(&st->cfg.model, prob, &r->path.params);
+        r->predicted = table[i]->cost(&st->cfg.model, prob, &r->path.params);
+        r->predicted_default = table[i]->cost(&st->defaults, prob, &r->path.params);
+    }
+    return n;
+}
+
+static cs_cal_ratio ratio_of(const cs_cal_path *a, const cs_cal_path *b, int reps, double floor)
+{
+    double v[CS_CAL_MAX_REPS];
+    for (int r = 0; r < reps; r++)
+        v[r] = a->t[r] / b->t[r];
+    return cs_cal_ratio_of(v, reps, floor);
+}
+
+static double median_time(const cs_cal_path *a, int reps)
+{
+    double v[CS_CAL_MAX_REPS];
+    memcpy(v, a->t, sizeof(double) * (size_t)reps);
+    return cs_cal_quantile(v, reps, 0.5);
+}
+
+static void print_row(const cs_problem *prob, const cal_row *r, const cal_row *native, int reps, double floor,
+                      const char *mark)
+{
+    char spec[128];
+    double v[CS_CAL_MAX_REPS];
+    if (r->path.alg)
+        cs_alg_spec(r->path.alg, &r->path.params, spec, sizeof spec);
+    else
+        strcpy(spec, "native");
+    const double med = median_time(&r->path, reps);
+    for (int i = 0; i < reps; i++)
+        v[i] = r->path.t[i] / native->path.t[i];
+    const double q1 = cs_cal_quantile(v, reps, 0.25), q3 = cs_cal_quantile(v, reps, 0.75);
+    const double ratio = cs_cal_quantile(v, reps, 0.5);
+    printf("%-9s %5d %8zu  %-22s %10.3e  %6.3f [%5.3f, %5.3f]", cs_coll_name(prob->coll), prob->p, prob->bytes,
+           spec, med, ratio, q1, q3);
+    if (r->path.alg && r->path.alg->cost && r->predicted >= 0)
+        printf("  %10.3e %7.3f", r->predicted, r->predicted / med);
+    else
+        printf("  %10s %7s", "-", "-");
+    printf("  %s\n", mark);
+}
+
+/* One cell: time it, record it, print it (rank 0). 0, or -1 on a wrong result. */
+static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, cs_coll coll, size_t bytes)
+{
+    const cal_opts *o = st->o;
+    cs_problem prob;
+    cal_row rows[CAL_MAX_PATHS];
+    cs_cal_path paths[CAL_MAX_PATHS];
+    cs_cal_timing tm = {.reps = o->reps, .target = o->target};
+
+    cs_cal_problem(coll, c->p, bytes, &prob);
+    const int n = cell_paths(st, &prob, cache, rows);
+    for (int k = 0; k < n; k++)
+        paths[k] = rows[k].path;
+    int rc = cs_cal_time(c, &prob, paths, n, &tm);
+    for (int k = 0; k < n; k++)
+        memcpy(rows[k].path.t, paths[k].t, sizeof paths[k].t);
+    cs_cal_paths_free(paths, n);
+    if (rc != MPI_SUCCESS)
+        return -1;
+
+    if (o->verify) {
+        const cs_cal_ratio r = ratio_of(&rows[1].path, &rows[0].path, o->reps, o->noise);
+        const int slower = rows[1].path.alg->build && cs_cal_slower(r);
+        st->verify_cells++;
+        st->verify_slower += slower;
+        if (rank == 0) {
+            print_row(&prob, &rows[0], &rows[0], o->reps, o->noise, "");
+            print_row(&prob, &rows[1], &rows[0], o->reps, o->noise,
+                      slower ? "SLOWER than native beyond the noise" : rows[1].path.alg->build ? "ok" : "ok (native)");
+        }
+        return 0;
+    }
+
+    int best = -1, model = -1;
+    for (int k = 1; k < n; k++) {
+        if (best < 0 || median_time(&rows[k].path, o->reps) < median_time(&rows[best].path, o->reps))
+            best = k;
+        if (model < 0 || rows[k].predicted < rows[model].predicted)
+            model = k;
+        if (st->nerr < NELEMS(st->err_fit)) {
+            const double meas = median_time(&rows[k].path, o->reps);
+            st->err_fit[st->nerr] = fabs(rows[k].predicted / meas - 1.0);
+            st->err_default[st->nerr++] = fabs(rows[k].predicted_default / meas - 1.0);
+        }
+    }
+    cs_cal_cell cell = {.p = c->p, .bytes = prob.bytes};
+    if (best > 0) {
+        cell.best = rows[best].path.alg;
+        cell.model = rows[model].path.alg;
+        cell.best_native = ratio_of(&rows[best].path, &rows[0].path, o->reps, o->noise);
+        cell.model_best = ratio_of(&rows[model].path, &rows[best].path, o->reps, o->noise);
+        cell.model_native = ratio_of(&rows[model].path, &rows[0].path, o->reps, o->noise);
+    }
+    if (st->ncells[coll] < CAL_MAX_CELLS)
+        st->cells[coll][st->ncells[coll]++] = cell;
+    if (rank == 0) {
+        const char *why;
+        const cs_alg *alg;
+        const cs_choice choice = cs_cal_cell_choice(&cell, &alg, &why);
+        for (int k = 0; k < n; k++)
+            print_row(&prob, &rows[k], &rows[0], o->reps, o->noise,
+                      k == 0 ? "" : k == best && k == model ? "best, model" : k == best ? "best" : k == model ? "model" : "");
+        printf("%-9s %5d %8zu  -> %s%s%s (%s)\n", cs_coll_name(coll), c->p, prob.bytes,
+               choice == CS_CHOICE_NATIVE ? "native" : choice == CS_CHOICE_AUTO ? "auto" : alg->name,
+               choice == CS_CHOICE_AUTO ? ": " : "", choice == CS_CHOICE_AUTO ? cell.model->name : "", why);
+    }
+    return 0;
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+    const cs_cal_cell *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* Every collective on the first q ranks of the world. */
+static int measure_comm(cal_state *st, int q)
+{
+    cs_cal_comm c = {.comm = MPI_COMM_NULL, .priv = MPI_COMM_NULL};
+    static cs_select_cache cache;
+    int rc = 0;
+
+    PMPI_Comm_split(MPI_COMM_WORLD, rank < q ? 0 : MPI_UNDEFINED, rank, &c.comm);
+    if (c.comm == MPI_COMM_NULL)
+        return 0;
+    PMPI_Comm_dup(c.comm, &c.priv);
+    PMPI_Comm_size(c.comm, &c.p);
+    PMPI_Comm_rank(c.comm, &c.rank);
+    memset(&cache, 0, sizeof cache);
+    for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
+        const int a2a = coll == CS_COLL_ALLTOALL;
+        const size_t *sizes = a2a ? (st->o->quick ? a2a_quick : a2a_full) : (st->o->quick ? red_quick : red_full);
+        const int nsizes = a2a ? (st->o->quick ? NELEMS(a2a_quick) : NELEMS(a2a_full))
+                               : (st->o->quick ? NELEMS(red_quick) : NELEMS(red_full));
+        if (rank == 0) {
+            fprintf(stderr, "collshim-calibrate: %s at p = %d, %d sizes ...\n", cs_coll_name((cs_coll)coll), q,
+                    nsizes);
+            fflush(stdout);
+        }
+        for (int i = 0; i < nsizes && rc == 0; i++)
+            if (!a2a || sizes[i] * (size_t)q <= CAL_A2A_BUDGET)
+                rc = measure_cell(st, &c, &cache, (cs_coll)coll, sizes[i]);
+    }
+    cs_scratch_free(&c.scratch);
+    PMPI_Comm_free(&c.priv);
+    PMPI_Comm_free(&c.comm);
+    return rc;
+}
+
+static double median_of(double *v, int n)
+{
+    return n ? cs_cal_quantile(v, n, 0.5) : NAN;
+}
+
+/* The configuration: the fitted model and the rules. 0, or -1. */
+static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
+{
+    FILE *f = fopen(st->o->out, "w");
+    if (!f) {
+        fprintf(stderr, "collshim-calibrate: cannot write %s\n", st->o->out);
+        return -1;
+    }
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
+    fprintf(f, "# Written by collshim-calibrate%s on %s: %d ranks; communicator sizes measured:", st->o->quick ? " --quick" : "",
+            when, world);
+    for (int i = 0; i < nq; i++)
+        fprintf(f, " %d", qs[i]);
+    fprintf(f, "%s.\n# Rules cover those sizes; at any other p the MPI library is kept, to be safe.\n",
+            ncut_q ? " (the budget cut the rest)" : "");
+    for (int coll = 0; coll < CS_COLL_LAST; coll++) {
+        cs_coll_config *cc = &st->cfg.coll[coll];
+        int cut;
+        qsort(st->cells[coll], (size_t)st->ncells[coll], sizeof(cs_cal_cell), cmp_cell);
+        cc->nrules = cs_cal_rules(st->cells[coll], st->ncells[coll], cc->rules, CS_MAX_RULES, &cut);
+        if (cut)
+            fprintf(f, "# %s: rules for %d communicator size(s) did not fit in %d rules: not written\n",
+                    cs_coll_name((cs_coll)coll), cut, CS_MAX_RULES);
+    }
+    int rc = cs_config_write(f, &st->cfg);
+    return fclose(f) != 0 || rc != 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    static cal_state st;
+    cal_opts o;
+    int qs[CAL_MAX_Q], nq, done = 0, rc = 0;
+
+    MPI_Init(&argc, &argv);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world);
+    if (parse_opts(argc, argv, &o) != 0 || world < 2) {
+        usage(stderr);
+        if (rank == 0 && world < 2)
+            fprintf(stderr, "collshim-calibrate: needs at least 2 ranks\n");
+        MPI_Finalize();
+        return 1;
+    }
+    st.o = &o;
+    cs_config_defaults(&st.cfg);
+    st.defaults = st.cfg.model;
+    const double t0 = PMPI_Wtime();
+    if (o.verify) {
+        cs_config_error err;
+        if (cs_config_load(o.verify, &st.cfg, &err) != 0) {
+            char text[512];
+            cs_config_error_format(&err, text, sizeof text);
+            if (rank == 0)
+                fprintf(stderr, "collshim-calibrate: %s\n", text);
+            MPI_Finalize();
+            return 1;
+        }
+        if (rank == 0)
+            printf("# verify %s: what collshim runs under it against the library, per cell\n", o.verify);
+    } else if (fit_model(&o, &st.cfg.model) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "collshim-calibrate: the model could not be fitted\n");
+        MPI_Finalize();
+        return 1;
+    }
+    static cs_hull_table hulls; /* as the shim: Bokhari's hulls on the model and the file */
+    cs_hull_table_init(&hulls, &st.cfg.model, st.cfg.coll[CS_COLL_ALLTOALL].hull, st.cfg.coll[CS_COLL_ALLTOALL].nhulls);
+    st.cfg.model.hulls = &hulls;
+
+    if (rank == 0)
+        printf("%-9s %5s %8s  %-22s %10s  %6s %-14s  %10s %7s\n", "coll", "p", "bytes", "alg", "median_s",
+               "/native", " [q1, q3]", "predicted", "pred/meas");
+    nq = comm_sizes(world, qs);
+    for (int i = 0; i < nq && rc == 0; i++) {
+        int go = o.budget <= 0 || i == 0 || PMPI_Wtime() - t0 < o.budget;
+        PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!go)
+            break;
+        int bad = measure_comm(&st, qs[i]) != 0, any;
+        PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        rc = any;
+        done++;
+    }
+    if (rank == 0 && rc == 0) {
+        if (done < nq) {
+            printf("# the budget cut communicator sizes");
+            for (int i = done; i < nq; i++)
+                printf(" %d", qs[i]);
+            printf("\n");
+        }
+        if (o.verify) {
+            printf("# verify: %d cells, %d slower than native beyond the noise\n", st.verify_cells,
+                   st.verify_slower);
+        } else {
+            printf("# model error, median |predicted/measured - 1| over %d timings of ours: built-in model %.1f%%, "
+                   "fitted %.1f%%\n",
+                   st.nerr, 100 * median_of(st.err_default, st.nerr), 100 * median_of(st.err_fit, st.nerr));
+            if (write_config(&st, qs, done, nq - done) != 0)
+                rc = 1;
+            else
+                printf("# wrote %s (%.0f s)\n", o.out, PMPI_Wtime() - t0);
+        }
+    }
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int slower = st.verify_slower;
+    PMPI_Bcast(&slower, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc ? 1 : slower ? 3 : 0;
+}
