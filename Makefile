@@ -13,7 +13,7 @@ CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration
-ALLCFLAGS := -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -Isrc -Iinclude $(YAML_CFLAGS)
+ALLCFLAGS := -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -Isrc -Iinclude -Itools $(YAML_CFLAGS)
 
 B := build
 

@@ -12,11 +12,16 @@ CAL_HDR := $(wildcard tools/calibrate/*.h)
 
 # Explicit: it takes the place of the Makefile's pattern for tools.
 $(B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(CORE_OBJ)
-	$(MPICC) $(ALLCFLAGS) -Itools -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
+	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
 
-$(B)/obj/tools/calibrate/%.o: ALLCFLAGS += -Itools
-$(B)/obj/tests/unit/check_calibrate.o: ALLCFLAGS += -Itools
 $(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o
+
+ifdef ASAN_B
+$(ASAN_B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(ASAN_CORE_OBJ)
+	$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -lm
+
+$(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o
+endif
 
 .PHONY: check-calibrate
 check-calibrate: $(B)/collshim-calibrate $(YIELD)

@@ -48,6 +48,8 @@
 #define CAL_MAX_PATHS 12  /* the library and ours */
 #define CAL_MAX_CELLS (CAL_MAX_Q * CAL_MAX_SIZES)
 #define CAL_A2A_BUDGET ((size_t)64 << 20) /* alltoall: bytes per rank at most */
+#define CAL_BUSY_ALPHA 50e-6 /* an intra-node start-up above this: the ranks wait for cores */
+#define CAL_OUTLIER 0.5 /* a ping-pong time this far off the fitted line is not fitted */
 
 typedef struct cal_opts {
     const char *out, *verify;
@@ -118,7 +120,7 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
 
 /* ---- the model ------------------------------------------------------------ */
 
-static void print_fit(const char *what, const cs_fit *f, const size_t *x, const double *t, int n)
+static void print_fit(const char *what, const cs_fit *f, const size_t *x, const double *t, const int *dropped, int n)
 {
     printf("# %s: alpha %.3e s, beta %.3e s/B (%.2f GB/s); R^2 %.5f, residuals rms %.1f%% max %.1f%%%s\n", what,
            f->a, f->b, f->b > 0 ? 1e-9 / f->b : INFINITY, f->r2, 100 * f->rms_residual, 100 * f->max_residual,
@@ -131,8 +133,39 @@ static void print_fit(const char *what, const cs_fit *f, const size_t *x, const 
         printf(" %9.3e", t[i]);
     printf("\n#   residual:  ");
     for (int i = 0; i < n; i++)
-        printf(" %8.1f%%", 100 * (t[i] - f->a - f->b * (double)x[i]) / t[i]);
+        printf(" %8.1f%%%s", 100 * (t[i] - f->a - f->b * (double)x[i]) / t[i], dropped[i] ? "*" : "");
     printf("\n");
+    for (int i = 0; i < n; i++)
+        if (dropped[i]) {
+            printf("#   * not fitted: more than %.0f%% off the line (a protocol switch of the library, or noise)\n",
+                   100 * CAL_OUTLIER);
+            break;
+        }
+}
+
+/* Fit a line to the points not dropped; drop the worst while it is more
+ * than CAL_OUTLIER off and more than 3 points remain. */
+static int fit_robust(const size_t *x, const double *t, int n, int *dropped, cs_fit *f)
+{
+    for (;;) {
+        double xs[16], ts[16];
+        int m = 0, worst = -1;
+        for (int i = 0; i < n; i++)
+            if (!dropped[i]) {
+                xs[m] = (double)x[i];
+                ts[m++] = t[i];
+            }
+        if (cs_fit_line(xs, ts, m, f) != 0)
+            return -1;
+        for (int i = 0; i < n; i++) {
+            const double e = fabs(t[i] - f->a - f->b * (double)x[i]) / t[i];
+            if (!dropped[i] && e > CAL_OUTLIER && (worst < 0 || e > fabs(t[worst] - f->a - f->b * (double)x[worst]) / t[worst]))
+                worst = i;
+        }
+        if (worst < 0 || m <= 3)
+            return 0;
+        dropped[worst] = 1;
+    }
 }
 
 /* alpha and beta between world ranks 0 and b: 0 on success. */
@@ -140,14 +173,13 @@ static int fit_pair(int b, const cal_opts *o, const char *what, cs_fit *f)
 {
     const size_t *x = o->quick ? pp_quick : pp_full;
     const int n = o->quick ? NELEMS(pp_quick) : NELEMS(pp_full);
-    double xs[16], t[16];
-    for (int i = 0; i < n; i++) {
-        xs[i] = (double)x[i];
+    double t[16];
+    int dropped[16] = {0};
+    for (int i = 0; i < n; i++)
         t[i] = cs_cal_pingpong(MPI_COMM_WORLD, 0, b, x[i], o->reps, o->target / 4);
-    }
-    int rc = cs_fit_line(xs, t, n, f);
+    int rc = fit_robust(x, t, n, dropped, f);
     if (rank == 0 && rc == 0)
-        print_fit(what, f, x, t, n);
+        print_fit(what, f, x, t, dropped, n);
     return rc;
 }
 
@@ -219,6 +251,10 @@ static int fit_model(const cal_opts *o, cs_model *m)
     const cs_fit *take = other_node >= 0 ? &inter : &intra;
     if (rank == 0)
         printf("# the model takes the %s fit\n", other_node >= 0 ? "inter-node (the slower links)" : "intra-node");
+    if (rank == 0 && same_node >= 0 && intra.a > CAL_BUSY_ALPHA)
+        printf("# warning: a message within a node starts in %.0f us: more ranks than free cores (time slices)?\n"
+               "#          calibrate on an otherwise idle node, one rank per core\n",
+               intra.a * 1e6);
     m->alpha = take->a;
     m->beta = take->b;
 
@@ -265,6 +301,7 @@ static int comm_sizes(int p, int *q)
 typedef struct cal_row {
     cs_cal_path path;
     double predicted, predicted_default; /* under the fitted model and the built-in one */
+    cs_decision d;                       /* --verify: select's decision under the file */
 } cal_row;
 
 typedef struct cal_state {
@@ -286,11 +323,11 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     memset(rows, 0, sizeof(cal_row) * CAL_MAX_PATHS);
     rows[n++].path.alg = NULL;
     if (st->o->verify) {
-        cs_decision d;
-        cs_select(&st->cfg, cache, prob, &d);
-        rows[n].path.alg = d.alg;
-        rows[n].path.params = d.params;
-        rows[n++].predicted = d.predicted;
+        cs_decision *d = &rows[n].d;
+        cs_select(&st->cfg, cache, prob, d);
+        rows[n].path.alg = d->alg;
+        rows[n].path.params = d->params;
+        rows[n++].predicted = d->predicted;
         return n;
     }
     const cs_alg *const *table = cs_alg_table(prob->coll, &nalgs);
@@ -372,9 +409,15 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         st->verify_cells++;
         st->verify_slower += slower;
         if (rank == 0) {
+            char why[160];
+            if (rows[1].d.rule)
+                snprintf(why, sizeof why, "%s: rule %d (line %d)", slower ? "SLOWER than native beyond the noise" : "ok",
+                         rows[1].d.rule, rows[1].d.rule_line);
+            else
+                snprintf(why, sizeof why, "%s: %s", slower ? "SLOWER than native beyond the noise" : "ok",
+                         rows[1].d.reason);
             print_row(&prob, &rows[0], &rows[0], o->reps, o->noise, "");
-            print_row(&prob, &rows[1], &rows[0], o->reps, o->noise,
-                      slower ? "SLOWER than native beyond the noise" : rows[1].path.alg->build ? "ok" : "ok (native)");
+            print_row(&prob, &rows[1], &rows[0], o->reps, o->noise, why);
         }
         return 0;
     }

@@ -15,6 +15,7 @@
 
 #include "calibrate/derive.h"
 #include "config/config.h"
+#include "config/config_internal.h"
 #include "model/fit.h"
 #include "select/select.h"
 
@@ -254,19 +255,10 @@ static int load_written(const cs_config *cfg, cs_config *back, char *text, size_
 
 static void set_rule(cs_rule *r, int lo, int hi, size_t blo, size_t bhi, cs_coll coll, const char *spec)
 {
-    const char *why;
-    memset(r, 0, sizeof *r);
+    char why[256];
+    *r = (cs_rule){.p_lo = lo, .p_hi = hi, .bytes = {blo, bhi}};
     cs_params_init(&r->params);
-    r->p_lo = lo;
-    r->p_hi = hi;
-    r->bytes = (cs_range){blo, bhi};
-    if (!strcmp(spec, "native") || !strcmp(spec, "auto")) {
-        r->choice = spec[0] == 'n' ? CS_CHOICE_NATIVE : CS_CHOICE_AUTO;
-        return;
-    }
-    r->choice = CS_CHOICE_FORCED;
-    r->alg = cs_alg_lookup(coll, spec, &r->params, &why);
-    ck_assert_ptr_nonnull(r->alg);
+    ck_assert_int_eq(cs_cfg_parse_pick(coll, spec, &r->choice, &r->alg, &r->params, why, sizeof why), 0);
 }
 
 START_TEST(test_write_round_trip)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "config/config_internal.h"
 #include "select/select.h"
 
 static cs_config cfg;
@@ -168,16 +169,10 @@ static void add_rule(cs_coll coll, int plo, int phi, size_t blo, size_t bhi, con
 {
     cs_coll_config *cc = &cfg.coll[coll];
     cs_rule *r = &cc->rules[cc->nrules++];
-    const char *why;
+    char why[256];
     *r = (cs_rule){.p_lo = plo, .p_hi = phi, .bytes = {blo, bhi}, .line = 10 + cc->nrules};
     cs_params_init(&r->params);
-    if (!strcmp(spec, "native") || !strcmp(spec, "auto")) {
-        r->choice = spec[0] == 'n' ? CS_CHOICE_NATIVE : CS_CHOICE_AUTO;
-        return;
-    }
-    r->choice = CS_CHOICE_FORCED;
-    r->alg = cs_alg_lookup(coll, spec, &r->params, &why);
-    ck_assert_ptr_nonnull(r->alg);
+    ck_assert_int_eq(cs_cfg_parse_pick(coll, spec, &r->choice, &r->alg, &r->params, why, sizeof why), 0);
 }
 
 /*
