@@ -22,7 +22,7 @@ SMPI_B      := $(B)/smpi
 SMPI_BENCH  := $(SMPI_B)/collshim-smpi-bench
 
 # The library's flags with the build's own optimization level.
-SMPI_LIBFLAGS := -std=c11 -D_GNU_SOURCE $(SMPI_CFLAGS) $(WARN) -fPIC -fvisibility=hidden -Isrc -Iinclude \
+SMPI_LIBFLAGS := -std=c11 -D_GNU_SOURCE $(SMPI_CFLAGS) $(WARN) -fPIC -fvisibility=hidden -Isrc -Iinclude -Itools \
                  $(YAML_CFLAGS)
 SMPI_OBJ := $(CORE_SRC:%.c=$(SMPI_B)/obj/%.o) $(SHIM_SRC:%.c=$(SMPI_B)/obj/%.o)
 
@@ -48,12 +48,25 @@ $(SMPI_B)/obj/bench/smpi/%.o: bench/smpi/%.c bench/bench_stats.h | smpi-toolchai
 $(SMPI_BENCH): $(SMPI_OBJ) $(SMPI_B)/obj/bench/smpi/collshim_smpi_bench.o $(SMPI_B)/obj/bench/smpi/smpi_compat.o
 	$(SMPICC) -o $@ $^ -Wl,-Bsymbolic $(YAML_LIBS) -lm
 
+# collshim-calibrate inside the simulator (issue 13: each platform's calibrated configuration):
+# the library's code without the entry points, the calibration's sources, all through smpicc.
+SMPI_CALIBRATE := $(SMPI_B)/collshim-calibrate
+SMPI_CAL_OBJ   := $(CORE_SRC:%.c=$(SMPI_B)/obj/%.o) $(CAL_SRC:%.c=$(SMPI_B)/obj/%.o) \
+                  $(SMPI_B)/obj/tools/collshim-calibrate.o
+smpi: $(SMPI_CALIBRATE)
+# smpimain finds main by name: not hidden.
+$(SMPI_B)/obj/tools/collshim-calibrate.o: tools/collshim-calibrate.c | smpi-toolchain
+	@mkdir -p $(dir $@)
+	$(SMPICC) $(filter-out -fvisibility=hidden,$(SMPI_LIBFLAGS)) -MMD -MP -c -o $@ $<
+$(SMPI_CALIBRATE): $(SMPI_CAL_OBJ)
+	$(SMPICC) -o $@ $^ -Wl,-Bsymbolic $(YAML_LIBS) -lm
+
 # The --quick smoke run: p = 16, one platform, a few sizes, seconds; a part of make check, so
 # that the SMPI build does not rot.
 CHECK_EXTRA += check-smpi
 check-smpi: smpi
 	scripts/collshim-scale --quick --build $(B)
 
--include $(SMPI_OBJ:.o=.d)
+-include $(SMPI_OBJ:.o=.d) $(SMPI_CAL_OBJ:.o=.d)
 
 .DEFAULT_GOAL := $(cs_smpi_default_goal)
