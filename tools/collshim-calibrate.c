@@ -57,6 +57,10 @@ typedef struct cal_opts {
     double budget; /* seconds; 0: none */
     int reps;
     double target, noise;
+    size_t sizes[CAL_MAX_SIZES]; /* --sizes: every collective's; 0 of them: the presets */
+    int nsizes;
+    int qs[CAL_MAX_Q]; /* --comm-sizes; 0 of them: the world and sub-communicators */
+    int nqs;
 } cal_opts;
 
 static int rank, world;
@@ -72,12 +76,18 @@ static const size_t pp_quick[] = {0, 64, 4096, 262144, 1048576};
 static void usage(FILE *f)
 {
     if (rank == 0)
-        fprintf(f, "usage: collshim-calibrate [-o FILE] [--quick | --budget DURATION]\n"
-                   "       collshim-calibrate --verify FILE [--quick]\n"
-                   "  -o FILE         the configuration to write (default collshim-machine.yaml)\n"
-                   "  --quick         4 message sizes, 5 repetitions: a minute, not a verdict\n"
-                   "  --budget D      no new communicator size after D (90s, 20m, 1h); the cut is said\n"
-                   "  --verify FILE   time what FILE makes collshim run against the library\n");
+        fprintf(f, "usage: collshim-calibrate [-o FILE] [--quick | --budget DURATION] [options]\n"
+                   "       collshim-calibrate --verify FILE [--quick] [options]\n"
+                   "  -o FILE           the configuration to write (default collshim-machine.yaml)\n"
+                   "  --quick           4 message sizes, 5 repetitions: a minute, not a verdict\n"
+                   "  --budget D        no new communicator size after D (90s, 20m, 1h); the cut is said\n"
+                   "  --verify FILE     time what FILE makes collshim run against the library\n"
+                   "  --sizes LIST      message sizes, increasing (bytes; K, M suffixes), e.g. 8,1K,64K (at most %d;\n"
+                   "                    alltoall: per destination; reductions: from 8, doubles)\n"
+                   "  --comm-sizes LIST communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
+                   "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
+                   "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n",
+                CAL_MAX_SIZES, CAL_MAX_Q, CS_CAL_MAX_REPS);
 }
 
 /* 90, 90s, 20m, 1h; -1 if malformed. */
@@ -96,25 +106,68 @@ static double parse_duration(const char *s)
     return *end ? -1 : v;
 }
 
+/* An increasing list "8,1K,64K" (K, M: powers of 1024) in [lo, hi]; its length, or -1. */
+static int parse_list(const char *s, size_t *out, int max, size_t lo, size_t hi)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (end == s)
+            return -1;
+        if (*end == 'K' || *end == 'k')
+            v <<= 10, end++;
+        else if (*end == 'M' || *end == 'm')
+            v <<= 20, end++;
+        if (n == max || v < lo || v > hi || (n && v <= out[n - 1]) || (*end && *end != ','))
+            return -1;
+        out[n++] = (size_t)v;
+        s = *end ? end + 1 : end;
+    }
+    return n ? n : -1;
+}
+
 static int parse_opts(int argc, char **argv, cal_opts *o)
 {
+    int reps = 0;
+    double noise = -1;
     *o = (cal_opts){.out = "collshim-machine.yaml", .reps = 11, .target = 2e-3, .noise = 0.03};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-o") && i + 1 < argc)
-            o->out = argv[++i];
-        else if (!strcmp(a, "--verify") && i + 1 < argc)
-            o->verify = argv[++i];
-        else if (!strcmp(a, "--quick"))
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quick")) {
             o->quick = 1;
-        else if (!strcmp(a, "--budget") && i + 1 < argc) {
-            if ((o->budget = parse_duration(argv[++i])) < 0)
+            continue;
+        }
+        if (!v)
+            return -1;
+        i++;
+        if (!strcmp(a, "-o"))
+            o->out = v;
+        else if (!strcmp(a, "--verify"))
+            o->verify = v;
+        else if (!strcmp(a, "--budget") && (o->budget = parse_duration(v)) >= 0)
+            continue;
+        else if (!strcmp(a, "--sizes") && (o->nsizes = parse_list(v, o->sizes, CAL_MAX_SIZES, 1, (size_t)1 << 30)) > 0)
+            continue;
+        else if (!strcmp(a, "--comm-sizes")) {
+            size_t q[CAL_MAX_Q];
+            if ((o->nqs = parse_list(v, q, CAL_MAX_Q, 2, (size_t)world)) < 0)
                 return -1;
-        } else
+            for (int j = 0; j < o->nqs; j++)
+                o->qs[j] = (int)q[j];
+        } else if (!strcmp(a, "--reps") && (reps = atoi(v)) >= 1 && reps <= CS_CAL_MAX_REPS)
+            continue;
+        else if (!strcmp(a, "--noise") && (noise = atof(v)) >= 0 && noise < 1)
+            continue;
+        else
             return -1;
     }
     if (o->quick)
         o->reps = 5, o->target = 3e-4, o->noise = 0.05;
+    if (reps)
+        o->reps = reps;
+    if (noise >= 0)
+        o->noise = noise;
     return 0;
 }
 
@@ -195,9 +248,9 @@ static double fit_per_byte(double (*time_of)(size_t bytes, const void *arg), con
         x[i] = (double)sizes[i];
         t[i] = time_of(sizes[i], arg);
         timed |= t[i] != 0.0;
+        if (!timed) /* a simulator that charges no local computation (SMPI's simulate-computation:no) */
+            return 0.0;
     }
-    if (!timed) /* a simulator that does not charge local computation (SMPI's simulate-computation:no) */
-        return 0.0;
     return cs_fit_slope(x, t, n, &f) == 0 ? f.b : -1.0;
 }
 
@@ -486,16 +539,19 @@ static int measure_comm(cal_state *st, int q)
     memset(&cache, 0, sizeof cache);
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
         const int a2a = coll == CS_COLL_ALLTOALL;
-        const size_t *sizes = a2a ? (st->o->quick ? a2a_quick : a2a_full) : (st->o->quick ? red_quick : red_full);
-        const int nsizes = a2a ? (st->o->quick ? NELEMS(a2a_quick) : NELEMS(a2a_full))
-                               : (st->o->quick ? NELEMS(red_quick) : NELEMS(red_full));
+        const size_t *sizes = st->o->nsizes ? st->o->sizes
+                              : a2a ? (st->o->quick ? a2a_quick : a2a_full)
+                                    : (st->o->quick ? red_quick : red_full);
+        const int nsizes = st->o->nsizes ? st->o->nsizes
+                           : a2a ? (st->o->quick ? NELEMS(a2a_quick) : NELEMS(a2a_full))
+                                 : (st->o->quick ? NELEMS(red_quick) : NELEMS(red_full));
         if (rank == 0) {
             fprintf(stderr, "collshim-calibrate: %s at p = %d, %d sizes ...\n", cs_coll_name((cs_coll)coll), q,
                     nsizes);
             fflush(stdout);
         }
         for (int i = 0; i < nsizes && rc == 0; i++)
-            if (!a2a || sizes[i] * (size_t)q <= CAL_A2A_BUDGET)
+            if (a2a ? sizes[i] * (size_t)q <= CAL_A2A_BUDGET : sizes[i] >= sizeof(double))
                 rc = measure_cell(st, &c, &cache, (cs_coll)coll, sizes[i]);
     }
     cs_scratch_free(&c.scratch);
@@ -584,7 +640,9 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("%-9s %5s %8s  %-22s %10s  %6s %-14s  %10s %7s\n", "coll", "p", "bytes", "alg", "median_s",
                "/native", " [q1, q3]", "predicted", "pred/meas");
-    nq = comm_sizes(world, qs);
+    nq = o.nqs ? o.nqs : comm_sizes(world, qs);
+    if (o.nqs)
+        memcpy(qs, o.qs, sizeof(int) * (size_t)nq);
     for (int i = 0; i < nq && rc == 0; i++) {
         int go = o.budget <= 0 || i == 0 || PMPI_Wtime() - t0 < o.budget;
         PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
