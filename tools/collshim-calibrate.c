@@ -2,7 +2,8 @@
  * collshim-calibrate: measure this machine and write collshim's configuration for it.
  *
  *   mpiexec -n P collshim-calibrate [-o machine.yaml] [--quick | --budget 20m]
- *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick]
+ *                                   [--sizes LIST] [--comm-sizes LIST] [--reps N] [--noise F]
+ *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick] [...]
  *
  * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
  *
@@ -138,6 +139,8 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
             o->quick = 1;
             continue;
         }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+            return 1;
         if (!v)
             return -1;
         i++;
@@ -604,7 +607,13 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world);
-    if (parse_opts(argc, argv, &o) != 0 || world < 2) {
+    const int asked = parse_opts(argc, argv, &o);
+    if (asked == 1) {
+        usage(stdout);
+        MPI_Finalize();
+        return 0;
+    }
+    if (asked != 0 || world < 2) {
         usage(stderr);
         if (rank == 0 && world < 2)
             fprintf(stderr, "collshim-calibrate: needs at least 2 ranks\n");
