@@ -22,7 +22,7 @@ typedef struct cs_local {
     cs_problem prob; /* as this rank builds it: reduce in place at the root */
     cs_layout send, recv;
     int inplace; /* MPI_IN_PLACE here, and significant here */
-    int exact;   /* (type, op) combine exactly in any order (see cs_args_exact) */
+    int exact;   /* (type, op) combine exactly in any order (cs_args_op_defined) */
 } cs_local;
 
 /*

@@ -20,8 +20,8 @@
  * The example of the paper: 47 = 2 + 5*9 in 8 steps, where recursive
  * combination takes 9 (47 = 101111 in binary) and 15 = 3*5 in 5 against 6.
  *
- * collshim counts these steps (the tool collshim-window prints Table 1 and
- * the plan of any n) but does not build schedules from them: on a
+ * collshim counts these steps (collshim-model --spr-table1 prints Table 1,
+ * --spr-plan N the plan of any n) but does not build schedules from them: on a
  * message-passing machine a step is a round, and recursive combination
  * needs only ceil(log2 n) rounds (15 = 3*5: 5 rounds of one combining step
  * against 4 rounds and 6 steps), so factorization would save combining
