@@ -91,6 +91,7 @@ void cs_params_init(cs_params *params)
     params->b = -1;
     params->k = -1;
     params->rmax = -1;
+    params->radix = -1;
 }
 
 const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, const char **why)
@@ -111,7 +112,7 @@ const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, c
             return NULL;
         }
         if (table[i]->parse(colon + 1, params)) {
-            *why = "bad parameters";
+            *why = table[i]->syntax ? table[i]->syntax : "bad parameters";
             return NULL;
         }
         return table[i];

@@ -126,7 +126,8 @@ static cs_problem coll_problem(cs_coll coll, int p, size_t count, unsigned flags
 
 static bool coll_params_equal(const cs_params *a, const cs_params *b, bool with_b)
 {
-    if ((with_b && a->b != b->b) || a->k != b->k || a->nparts != b->nparts)
+    if ((with_b && a->b != b->b) || a->k != b->k || a->nparts != b->nparts || a->factors != b->factors ||
+        a->radix != b->radix)
         return false;
     for (int i = 0; i < a->nparts && i < CS_MAX_PARTS; i++)
         if (a->parts[i] != b->parts[i])

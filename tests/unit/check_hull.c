@@ -431,8 +431,9 @@ START_TEST(test_auto_uses_hull)
     }
     select_alltoall(&cfg, 64, 1 << 20, &d); /* far right: Direct */
     ck_assert_str_eq(d.alg->name, "direct");
-    select_alltoall(&cfg, 48, 100, &d); /* not a power of two */
-    ck_assert_str_eq(d.alg->name, "native");
+    select_alltoall(&cfg, 48, 1, &d); /* not a power of two: the model's factorisation */
+    ck_assert_str_eq(d.alg->name, "multiphase");
+    ck_assert(d.params.factors && d.params.face_src == 3);
 }
 END_TEST
 
