@@ -13,7 +13,8 @@
  * - the schedules of every ordered factorisation of p <= 36, and of every
  *   unordered one in increasing and decreasing order for p <= 128, in the
  *   simulator, with the closed form equal to the schedule's cost;
- * - parsing "4x4x6", formatting, describing, the per-call product check.
+ * - the lookup's words, describing, the per-call product check (parsing
+ *   "4x4x6" is in check_hull.c, with the partitions).
  */
 #include <check.h>
 #include <math.h>
@@ -297,56 +298,6 @@ END_TEST
 
 /* ---------------------------------------------------------- parse and select */
 
-static const struct {
-    const char *args;
-    int nparts; /* -1: rejected */
-    int parts[4];
-    const char *back; /* format() of the parsed */
-} parse_cases[] = {
-    {"4x4x6", 3, {4, 4, 6}, "4x4x6"},
-    {"6x4x4", 3, {6, 4, 4}, "6x4x4"},
-    {"2x3", 2, {2, 3}, "2x3"},
-    {"1x97", 1, {97}, "1x97"},
-    {"97x1", 1, {97}, "1x97"},
-    {"1x2x1x3", 2, {2, 3}, "2x3"},
-    {"2147483647x1", 1, {2147483647}, "1x2147483647"},
-    {"2,2,1", -2, {0}, NULL}, /* a partition: not factors */
-    {"1x1", -1, {0}, NULL},
-    {"x4", -1, {0}, NULL},
-    {"4x", -1, {0}, NULL},
-    {"4xx4", -1, {0}, NULL},
-    {"4x0", -1, {0}, NULL},
-    {"4x-2", -1, {0}, NULL},
-    {"4x 4", -1, {0}, NULL},
-    {"4x4,2", -1, {0}, NULL},
-    {"65536x65536", -1, {0}, NULL},
-    {"2147483648x1", -1, {0}, NULL},
-    {"x", -1, {0}, NULL},
-};
-
-START_TEST(test_parse)
-{
-    cs_params params;
-    cs_params_init(&params);
-    const int rc = cs_alltoall_multiphase.parse(parse_cases[_i].args, &params);
-    if (parse_cases[_i].nparts == -2) {
-        ck_assert(rc == 0 && !params.factors);
-        return;
-    }
-    if (parse_cases[_i].nparts < 0) {
-        ck_assert_msg(rc != 0, "\"%s\" accepted", parse_cases[_i].args);
-        return;
-    }
-    ck_assert_msg(rc == 0 && params.factors, "\"%s\" rejected", parse_cases[_i].args);
-    ck_assert_int_eq(params.nparts, parse_cases[_i].nparts);
-    for (int i = 0; i < params.nparts; i++)
-        ck_assert_int_eq(params.parts[i], parse_cases[_i].parts[i]);
-    char back[64];
-    cs_alltoall_multiphase.format(&params, back, sizeof back);
-    ck_assert_str_eq(back, parse_cases[_i].back);
-}
-END_TEST
-
 /* The lookup names what the arguments may be when it rejects them. */
 START_TEST(test_lookup_why)
 {
@@ -420,7 +371,6 @@ Suite *make_factor_suite(void)
     tcase_set_timeout(sched, 120);
     tcase_add_loop_test(sched, test_schedules, 0, 128);
 
-    tcase_add_loop_test(use, test_parse, 0, (int)(sizeof parse_cases / sizeof parse_cases[0]));
     tcase_add_test(use, test_lookup_why);
     tcase_add_test(use, test_restrictions);
 
