@@ -172,8 +172,8 @@ static int cs_fhull_divisor(const cs_model *model, cs_fhull_work *w, int i)
         const cs_part_line first = cs_factor_line(w->div[w->nd - 1], &w->div[j], 1);
         for (int t = w->start[r]; t < w->start[r + 1]; t++) {
             const cs_part_line *rest = &w->line[t].l;
-            w->cand[nc++] = (cs_fline){{first.msgs + rest->msgs, first.wire + rest->wire, first.copied + rest->copied},
-                                      w->div[j], t};
+            w->cand[nc++] = (cs_fline){
+                {first.msgs + rest->msgs, first.wire + rest->wire, first.copied + rest->copied}, w->div[j], t};
         }
     }
     qsort_r(w->cand, (size_t)nc, sizeof *w->cand, cs_fline_cmp, &(cs_fsort){model});
