@@ -44,7 +44,7 @@ static double predict(const cs_config *cfg, int p, size_t bytes, char *alg, size
     memset(&cache, 0, sizeof cache);
     cs_select(cfg, &cache, &prob, &d);
     snprintf(alg, size, "%s", d.alg->name);
-    if (d.alg->format && d.params.nparts) {
+    if (d.alg->format && (d.params.nparts || d.params.radix >= 2)) {
         const size_t n = strlen(alg);
         alg[n] = ':';
         d.alg->format(&d.params, alg + n + 1, size - n - 1);

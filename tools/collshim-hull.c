@@ -4,12 +4,16 @@
  * faces, if it gives some for this p, are printed instead).
  *
  * usage: collshim-hull -d D [--config FILE] [--alpha S] [--beta S] [--rho S] [--svg FILE]
+ *        collshim-hull -p P [--config FILE] [--alpha S] [--beta S] [--rho S]
  *
  * One line per face, in order of increasing block size: the partition, the
  * block sizes (bytes, inclusive; "inf": no bound) where it is chosen, and its
  * predicted time at both ends. --svg also draws every partition's cost line
- * with the hull over it, like the paper's Fig. 1.
+ * with the hull over it, like the paper's Fig. 1. -p P prints the hull of
+ * any p over the factorisations of p instead (the mixed-radix multiphase
+ * exchange, src/model/factor.h): the faces the model chooses, "4x4x6".
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,10 +21,10 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "model/hull.h"
+#include "model/factor.h"
 
 typedef struct cs_hull_opts {
-    int d;
+    int d, p;
     cs_model model;
     const cs_hull_given *given; /* the configuration's faces for this d, or NULL */
     const char *svg;
@@ -30,8 +34,11 @@ static void cs_usage(FILE *f)
 {
     fprintf(f,
             "usage: collshim-hull -d D [--config FILE] [--alpha S] [--beta S] [--rho S] [--svg FILE]\n"
+            "       collshim-hull -p P [--config FILE] [--alpha S] [--beta S] [--rho S]\n"
             "  D: log2 p, 0..%d; the model in seconds and seconds per byte (default: the built-in\n"
-            "  model, or the file's); prints one line per face of the hull of optimality.\n",
+            "  model, or the file's); prints one line per face of the hull of optimality.\n"
+            "  P: any p >= 1; the hull over the factorisations of p of the multiphase exchange on\n"
+            "  a mixed radix (4x4x6: phases of radix 4, 4 and 6), the model's choice per block size.\n",
             CS_HULL_MAX_D);
 }
 
@@ -44,23 +51,68 @@ static int cs_number(const char *s, double *out)
 
 /* ---- the text --------------------------------------------------------------- */
 
-/* A face whose vertices lie between the same two whole sizes is shown with
- * its real range: no block size chooses it. */
+/* One face: its label, where it starts (first whole size, vertex), where the
+ * next starts (last: none), its line. A face whose vertices lie between the
+ * same two whole sizes is shown with its real range: no block size chooses it. */
+typedef struct cs_face_row {
+    const char *label;
+    size_t first, next_first;
+    double from, next_from, intercept, slope;
+    int last;
+} cs_face_row;
+
+static void cs_print_row(const cs_face_row *f)
+{
+    char lo[32], hi[32], thi[32];
+    const int whole = f->last || f->next_first > f->first;
+    const double m0 = whole ? (double)f->first : f->from;
+    const double m1 = f->last ? INFINITY : whole ? (double)(f->next_first - 1) : f->next_from;
+    snprintf(lo, sizeof lo, whole ? "%.0f" : "%.4f", m0);
+    snprintf(hi, sizeof hi, f->last ? "inf" : whole ? "%.0f" : "%.4f", m1);
+    snprintf(thi, sizeof thi, f->last ? "inf" : "%.6e", f->intercept + f->slope * m1);
+    printf("%-16s %12s %12s %14.6e %14s%s\n", f->label, lo, hi, f->intercept + f->slope * m0, thi,
+           whole ? "" : "  (between two whole sizes)");
+}
+
 static void cs_print_face(const cs_hull *h, int i)
 {
     const cs_hull_face *f = &h->face[i];
-    char parts[128], lo[32], hi[32], thi[32];
-    const int last = i + 1 == h->nfaces, whole = last || h->face[i + 1].first > f->first;
-    const double m0 = whole ? (double)f->first : f->from;
-    const double m1 = last ? INFINITY : whole ? (double)(h->face[i + 1].first - 1) : h->face[i + 1].from;
+    char parts[128];
+    const int last = i + 1 == h->nfaces;
     cs_parts_format(f->parts, f->nparts, parts, sizeof parts);
     if (h->d == 0)
         snprintf(parts, sizeof parts, "-");
-    snprintf(lo, sizeof lo, whole ? "%.0f" : "%.4f", m0);
-    snprintf(hi, sizeof hi, last ? "inf" : whole ? "%.0f" : "%.4f", m1);
-    snprintf(thi, sizeof thi, last ? "inf" : "%.6e", f->intercept + f->slope * m1);
-    printf("%-16s %12s %12s %14.6e %14s%s\n", parts, lo, hi, f->intercept + f->slope * m0, thi,
-           whole ? "" : "  (between two whole sizes)");
+    cs_print_row(&(cs_face_row){parts, f->first, last ? 0 : h->face[i + 1].first, f->from,
+                                last ? 0 : h->face[i + 1].from, f->intercept, f->slope, last});
+}
+
+/* -p P: the hull over the factorisations of any p (model/factor.h). */
+static int cs_print_factor_hull(const cs_model *model, int p)
+{
+    static cs_factor_hull h;
+    if (cs_factor_hull_compute(model, p, &h) != 0) {
+        fprintf(stderr, "collshim-hull: p=%d has too many divisors\n", p);
+        return 1;
+    }
+    printf("# p=%d alpha=%g beta=%g rho=%g: the model's hull over the factorisations of p, %d faces\n", p,
+           model->alpha, model->beta, model->rho, h.nfaces);
+    printf("# %-14s %12s %12s %14s %14s\n", "factors", "from_bytes", "to_bytes", "t_from_s", "t_to_s");
+    for (int i = 0; i < h.nfaces; i++) {
+        const cs_factor_face *f = &h.face[i];
+        char factors[160];
+        const int last = i + 1 == h.nfaces;
+        if (f->n == 1)
+            snprintf(factors, sizeof factors, "%d", f->factors[0]);
+        else
+            cs_factors_format(f->factors, f->n, factors, sizeof factors);
+        if (f->n == 0)
+            snprintf(factors, sizeof factors, "-");
+        cs_print_row(&(cs_face_row){factors, f->first, last ? 0 : h.face[i + 1].first, f->from,
+                                    last ? 0 : h.face[i + 1].from, cs_part_line_cost(model, &f->line, 0),
+                                    cs_part_line_cost(model, &f->line, 1) - cs_part_line_cost(model, &f->line, 0),
+                                    last});
+    }
+    return 0;
 }
 
 static void cs_print_hull(const cs_hull_opts *o, const cs_hull *h)
@@ -256,6 +308,12 @@ static int cs_parse_args(int argc, char **argv, cs_hull_opts *o, cs_config *cfg)
             if (cs_number(v, &val[k]) != 0)
                 return -1;
             set[k] = &val[k];
+        } else if (!strcmp(a, "-p")) {
+            char *end;
+            const long p = strtol(v, &end, 10);
+            if (*end || !*v || p < 1 || p > INT_MAX)
+                return -1;
+            o->p = (int)p;
         } else if (!strcmp(a, "-d")) {
             char *end;
             o->d = (int)strtol(v, &end, 10);
@@ -278,7 +336,9 @@ static int cs_parse_args(int argc, char **argv, cs_hull_opts *o, cs_config *cfg)
     for (int i = 0; i < cfg->coll[CS_COLL_ALLTOALL].nhulls; i++)
         if (cfg->coll[CS_COLL_ALLTOALL].hull[i].d == o->d)
             o->given = &cfg->coll[CS_COLL_ALLTOALL].hull[i];
-    return o->d < 0 ? -1 : 0;
+    if (o->p && (o->d >= 0 || o->svg))
+        return -1; /* -p alone: no partitions to draw */
+    return o->d < 0 && !o->p ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -293,6 +353,8 @@ int main(int argc, char **argv)
             cs_usage(rc > 0 ? stdout : stderr);
         return rc > 0 ? 0 : 2;
     }
+    if (o.p)
+        return cs_print_factor_hull(&o.model, o.p);
     if (o.given)
         cs_hull_from_given(&o.model, o.d, o.given, &h);
     else

@@ -19,7 +19,8 @@ enum {
     CS_REQ_NOT_POW2 = 1u << 4,    /* p is not a power of two (the butterfly's domain otherwise) */
     CS_REQ_SMALL_ODD = 1u << 5,   /* p has an odd factor 3, 5 or 7 */
     CS_REQ_PARTITION = 1u << 6,   /* parts given in advance sum to log2 p (cs_params_parts_fit) */
-    CS_REQ_INVERSE = 1u << 7      /* the operator has an exact inverse (CS_PROB_INVERSE) */
+    CS_REQ_INVERSE = 1u << 7,     /* the operator has an exact inverse (CS_PROB_INVERSE) */
+    CS_REQ_FACTORS = 1u << 8      /* factors given in advance multiply to p (cs_params_factors_fit) */
 };
 
 #define CS_MAX_PARTS 32
@@ -29,8 +30,10 @@ typedef struct cs_params {
     long long b;   /* butterfly: halving threshold in bytes; < 0: the model decides */
     int k;         /* butterfly: halving rounds of this call (derived); elimination, ring: split stages */
     int rmax;      /* ring: odd prime factors up to rmax run as rings; < 0: the model decides */
-    int nparts;    /* multiphase: the partition of d */
+    int nparts;    /* multiphase: the partition of d, or with factors set the factors of p */
     int parts[CS_MAX_PARTS];
+    int factors;   /* multiphase: parts[] are radices k_i with p = k_1 k_2 .. (4x4x6), not bits */
+    int radix;     /* bruck: the radix r >= 2; < 0: the model decides */
     /* multiphase, derived when the hull chose the parts: the block sizes
      * face_lo..face_hi (bytes, inclusive; SIZE_MAX: no bound) of the hull's
      * face; face_src 0: parts given, 1: the model's hull, 2: the configured one. */
@@ -40,7 +43,7 @@ typedef struct cs_params {
 
 void cs_params_init(cs_params *params);
 
-/* Do the parts of params (if any were given) partition log2 p? */
+/* Do the parts of params (if any were given, as a partition) partition log2 p? */
 static inline int cs_params_parts_fit(const cs_params *params, int p)
 {
     int d = 0, sum = 0;
@@ -48,7 +51,16 @@ static inline int cs_params_parts_fit(const cs_params *params, int p)
         d++;
     for (int i = 0; i < params->nparts; i++)
         sum += params->parts[i];
-    return params->nparts == 0 || ((1 << d) == p && sum == d);
+    return params->nparts == 0 || params->factors || ((1 << d) == p && sum == d);
+}
+
+/* Do the factors of params (if any were given, as factors) multiply to p? */
+static inline int cs_params_factors_fit(const cs_params *params, int p)
+{
+    long long product = 1;
+    for (int i = 0; i < params->nparts && product <= p; i++)
+        product *= params->parts[i];
+    return !params->factors || product == p;
 }
 
 typedef struct cs_alg {
@@ -58,6 +70,8 @@ typedef struct cs_alg {
     unsigned requires; /* CS_REQ_* */
     /* Parse "args" of "name:args"; NULL: the algorithm takes none. 0 on success. */
     int (*parse)(const char *args, cs_params *params);
+    /* Optional: what parse accepts, in words, for the error when it rejects. */
+    const char *syntax;
     /* Fill the per-call parameters that were not given; NULL: none. */
     void (*tune)(const cs_model *model, const cs_problem *prob, cs_params *params);
     /* The closed-form cost in seconds; NULL for native (unknown to the model). */

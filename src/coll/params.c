@@ -1,6 +1,6 @@
 /*
  * Algorithm parameters as written after the name: "b=4096", "k=2",
- * "rmax=5", joined by commas. Each row accepts the keys it knows.
+ * "rmax=5", "r=4", joined by commas. Each row accepts the keys it knows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@ static const struct {
     {"b", CS_PARAM_B, 1ll << 62},
     {"k", CS_PARAM_K, 62},
     {"rmax", CS_PARAM_RMAX, 7},
+    {"r", CS_PARAM_R, 1 << 30},
 };
 
 static void cs_param_set(cs_params *params, unsigned bit, long long v)
@@ -24,8 +25,10 @@ static void cs_param_set(cs_params *params, unsigned bit, long long v)
         params->b = v;
     else if (bit == CS_PARAM_K)
         params->k = (int)v;
-    else
+    else if (bit == CS_PARAM_RMAX)
         params->rmax = (int)v;
+    else
+        params->radix = (int)v;
 }
 
 int cs_params_parse(const char *args, unsigned keys, cs_params *params)
@@ -53,7 +56,7 @@ int cs_params_parse(const char *args, unsigned keys, cs_params *params)
 
 int cs_params_format(const cs_params *params, unsigned keys, char *buf, size_t size)
 {
-    const long long v[] = {params->b, params->k, params->rmax};
+    const long long v[] = {params->b, params->k, params->rmax, params->radix};
     int n = 0;
     if (size)
         buf[0] = '\0';

@@ -3,7 +3,7 @@
 
 #include "coll/coll.h"
 
-enum { CS_PARAM_B = 1u << 0, CS_PARAM_K = 1u << 1, CS_PARAM_RMAX = 1u << 2 };
+enum { CS_PARAM_B = 1u << 0, CS_PARAM_K = 1u << 1, CS_PARAM_RMAX = 1u << 2, CS_PARAM_R = 1u << 3 };
 
 /* Parse "key=value,..." with the keys allowed; 0, or -1 if anything is off. */
 int cs_params_parse(const char *args, unsigned keys, cs_params *params);

@@ -10,6 +10,7 @@
 extern const cs_alg cs_alltoall_direct;
 extern const cs_alg cs_alltoall_multiphase;
 extern const cs_alg cs_alltoall_standard;
+extern const cs_alg cs_alltoall_bruck;
 extern const cs_alg cs_allreduce_butterfly;
 extern const cs_alg cs_allreduce_elimination;
 extern const cs_alg cs_allreduce_ring;
@@ -32,7 +33,8 @@ static const cs_alg cs_native[CS_COLL_LAST] = {
 
 /* multiphase before standard: at equal cost ({1,...,1}) the hull's choice is logged. */
 static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct,
-                                                  &cs_alltoall_multiphase, &cs_alltoall_standard};
+                                                  &cs_alltoall_multiphase, &cs_alltoall_standard,
+                                                  &cs_alltoall_bruck};
 static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly,
                                                    &cs_allreduce_elimination, &cs_allreduce_ring,
                                                    &cs_allreduce_windowed};
@@ -91,6 +93,7 @@ void cs_params_init(cs_params *params)
     params->b = -1;
     params->k = -1;
     params->rmax = -1;
+    params->radix = -1;
 }
 
 const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, const char **why)
@@ -111,7 +114,7 @@ const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, c
             return NULL;
         }
         if (table[i]->parse(colon + 1, params)) {
-            *why = "bad parameters";
+            *why = table[i]->syntax ? table[i]->syntax : "bad parameters";
             return NULL;
         }
         return table[i];

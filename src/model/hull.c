@@ -125,8 +125,12 @@ static void cs_hull_face_set(const cs_model *model, int d, cs_hull_face *f, cons
     f->slope = cs_line_slope(model, &l);
 }
 
-/* The smallest whole block size at or right of a vertex. */
-static size_t cs_hull_first(double x)
+double cs_part_line_vertex(const cs_model *model, const cs_part_line *a, const cs_part_line *b)
+{
+    return cs_rise(model, a, b) / cs_drop(model, a, b);
+}
+
+size_t cs_hull_first_byte(double x)
 {
     if (!(x > 0))
         return 0;
@@ -160,8 +164,8 @@ void cs_hull_compute(const cs_model *model, int d, cs_hull *hull)
         cs_hull_face_set(model, d, f, parts, card[face[i]]);
         if (i > 0) {
             const cs_part_line *a = &lines[face[i - 1]], *b = &lines[face[i]];
-            f->from = cs_rise(model, a, b) / cs_drop(model, a, b);
-            f->first = cs_hull_first(f->from);
+            f->from = cs_part_line_vertex(model, a, b);
+            f->first = cs_hull_first_byte(f->from);
         }
     }
 }

@@ -68,6 +68,11 @@ cs_part_line cs_part_line_of(int d, const unsigned char *parts, int nparts);
 /* Its cost in seconds at block size m under a model. */
 double cs_part_line_cost(const cs_model *model, const cs_part_line *line, double m);
 
+/* Where line b (flatter) meets line a (steeper), in bytes of m, from exact
+ * integer differences; and the smallest whole block size at or right of it. */
+double cs_part_line_vertex(const cs_model *model, const cs_part_line *a, const cs_part_line *b);
+size_t cs_hull_first_byte(double x);
+
 /* The equipartition of d with n parts, eq. (3): n - d mod n parts ⌊d/n⌋ then d mod n parts ⌈d/n⌉. */
 void cs_equipartition(int d, int n, unsigned char *parts);
 

@@ -131,6 +131,18 @@ void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_o
                               .dst_off = dst_off, .len = len});
 }
 
+void cs_sched_copy_merge(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
+{
+    const size_t first = s->nrounds ? s->round_start[s->nrounds - 1] : 0;
+    cs_step *last = !s->price && s->nsteps > first ? &s->steps[s->nsteps - 1] : NULL;
+    if (last && last->kind == CS_STEP_COPY && last->buf == src && last->dst == dst && last->off + last->len == off &&
+        last->dst_off + last->len == dst_off) {
+        last->len += len;
+        return;
+    }
+    cs_sched_copy(s, src, off, dst, dst_off, len);
+}
+
 void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
 {
     if (len == 0)

@@ -73,6 +73,9 @@ void cs_sched_round(cs_sched *s);
 void cs_sched_send(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
 void cs_sched_recv(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
 void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
+/* A copy that extends the round's last step if that copies the bytes just
+ * before, at both ends (blocks that lie next to each other move as one). */
+void cs_sched_copy_merge(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
 void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
 void cs_sched_unreduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
 void cs_sched_scratch(cs_sched *s, cs_buf tmp, size_t bytes);

@@ -27,6 +27,7 @@ static const struct {
     {CS_REQ_SMALL_ODD, "needs an odd factor 3, 5 or 7 in p"},
     {CS_REQ_PARTITION, "needs parts that sum to log2 p"},
     {CS_REQ_INVERSE, "needs an operator with an exact inverse"},
+    {CS_REQ_FACTORS, "needs factors whose product is p"},
 };
 
 /* given: parameters fixed in advance (a forced "name:args"), or NULL when
@@ -42,6 +43,7 @@ static int cs_restriction_holds(unsigned flag, const cs_problem *prob, const cs_
     case CS_REQ_NOT_POW2: return (prob->p & (prob->p - 1)) != 0;
     case CS_REQ_SMALL_ODD: return prob->p % 3 == 0 || prob->p % 5 == 0 || prob->p % 7 == 0;
     case CS_REQ_PARTITION: return !given || cs_params_parts_fit(given, prob->p);
+    case CS_REQ_FACTORS: return !given || cs_params_factors_fit(given, prob->p);
     default: return 0;
     }
 }

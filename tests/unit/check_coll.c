@@ -30,7 +30,8 @@ enum { NMODELS = sizeof(coll_models) / sizeof(coll_models[0]) };
 
 /* Parameters as a configuration may force them; a row whose parse rejects one
  * is not run with it. */
-static const char *const coll_specs[] = {"b=0", "b=64", "b=4096", "b=1152921504606846976", "k=0", "k=1", "k=2"};
+static const char *const coll_specs[] = {"b=0", "b=64", "b=4096", "b=1152921504606846976", "k=0", "k=1", "k=2",
+                                         "r=2", "r=3", "r=5"};
 enum { NSPECS = sizeof(coll_specs) / sizeof(coll_specs[0]) };
 
 /* ------------------------------------------------------------- helpers */
@@ -126,7 +127,8 @@ static cs_problem coll_problem(cs_coll coll, int p, size_t count, unsigned flags
 
 static bool coll_params_equal(const cs_params *a, const cs_params *b, bool with_b)
 {
-    if ((with_b && a->b != b->b) || a->k != b->k || a->nparts != b->nparts)
+    if ((with_b && a->b != b->b) || a->k != b->k || a->nparts != b->nparts || a->factors != b->factors ||
+        a->radix != b->radix)
         return false;
     for (int i = 0; i < a->nparts && i < CS_MAX_PARTS; i++)
         if (a->parts[i] != b->parts[i])
@@ -327,6 +329,11 @@ static const lookup_case lookup_cases[] = {
     {CS_COLL_ALLREDUCE, "butterfly:b=x", false, 0},
     {CS_COLL_ALLREDUCE, "butterfly:b=4096x", false, 0},
     {CS_COLL_ALLTOALL, "direct:3", false, 0},
+    {CS_COLL_ALLTOALL, "bruck:r=4", true, -1},
+    {CS_COLL_ALLTOALL, "bruck:r=1", false, 0},
+    {CS_COLL_ALLTOALL, "bruck:k=1", false, 0},
+    {CS_COLL_ALLTOALL, "multiphase:4x4x6", true, -1},
+    {CS_COLL_ALLTOALL, "multiphase:4x", false, 0},
     {CS_COLL_ALLTOALL, "butterfly", false, 0}, /* not an alltoall */
     {CS_COLL_ALLREDUCE, "", false, 0},
 };

@@ -340,17 +340,48 @@ END_TEST
 
 /* ---------------------------------------------------------- parse and select */
 
+/* Partitions of d (2,2,1) and factorisations of p (4x4x6); back: what
+ * format() writes (NULL: args again). */
 static const struct {
     const char *args;
     int nparts; /* -1: rejected */
     int parts[4];
+    bool factors;
+    const char *back;
 } parse_cases[] = {
-    {"2,2,1", 3, {2, 2, 1}}, {"6", 1, {6}},     {"1,1,1,1", 4, {1, 1, 1, 1}},
-    {"30", 1, {30}},         {"", -1, {0}},     {"0", -1, {0}},
-    {"2,,1", -1, {0}},       {"2,", -1, {0}},   {",2", -1, {0}},
-    {"a", -1, {0}},          {"2, 2", -1, {0}}, {"31", -1, {0}},
-    {"16,15", -1, {0}},      {"-1", -1, {0}},   {"2x", -1, {0}},
-    {"k=2", -1, {0}},
+    {"2,2,1", 3, {2, 2, 1}, false, NULL},
+    {"6", 1, {6}, false, NULL},
+    {"1,1,1,1", 4, {1, 1, 1, 1}, false, NULL},
+    {"30", 1, {30}, false, NULL},
+    {"", -1, {0}, false, NULL},
+    {"0", -1, {0}, false, NULL},
+    {"2,,1", -1, {0}, false, NULL},
+    {"2,", -1, {0}, false, NULL},
+    {",2", -1, {0}, false, NULL},
+    {"a", -1, {0}, false, NULL},
+    {"2, 2", -1, {0}, false, NULL},
+    {"31", -1, {0}, false, NULL},
+    {"16,15", -1, {0}, false, NULL},
+    {"-1", -1, {0}, false, NULL},
+    {"2x", -1, {0}, false, NULL},
+    {"k=2", -1, {0}, false, NULL},
+    {"4x4x6", 3, {4, 4, 6}, true, NULL},
+    {"6x4x4", 3, {6, 4, 4}, true, NULL},
+    {"2x3", 2, {2, 3}, true, NULL},
+    {"1x97", 1, {97}, true, NULL},
+    {"97x1", 1, {97}, true, "1x97"},
+    {"1x2x1x3", 2, {2, 3}, true, "2x3"},
+    {"2147483647x1", 1, {2147483647}, true, "1x2147483647"},
+    {"1x1", -1, {0}, false, NULL},
+    {"x4", -1, {0}, false, NULL},
+    {"4xx4", -1, {0}, false, NULL},
+    {"4x0", -1, {0}, false, NULL},
+    {"4x-2", -1, {0}, false, NULL},
+    {"4x 4", -1, {0}, false, NULL},
+    {"4x4,2", -1, {0}, false, NULL},
+    {"65536x65536", -1, {0}, false, NULL},
+    {"2147483648x1", -1, {0}, false, NULL},
+    {"x", -1, {0}, false, NULL},
 };
 
 START_TEST(test_parse)
@@ -363,12 +394,13 @@ START_TEST(test_parse)
         return;
     }
     ck_assert_msg(rc == 0, "\"%s\" rejected", parse_cases[_i].args);
+    ck_assert_int_eq(params.factors, parse_cases[_i].factors);
     ck_assert_int_eq(params.nparts, parse_cases[_i].nparts);
     for (int i = 0; i < params.nparts; i++)
         ck_assert_int_eq(params.parts[i], parse_cases[_i].parts[i]);
     char back[64];
     cs_alltoall_multiphase.format(&params, back, sizeof back);
-    ck_assert_str_eq(back, parse_cases[_i].args);
+    ck_assert_str_eq(back, parse_cases[_i].back ? parse_cases[_i].back : parse_cases[_i].args);
 }
 END_TEST
 
@@ -431,8 +463,9 @@ START_TEST(test_auto_uses_hull)
     }
     select_alltoall(&cfg, 64, 1 << 20, &d); /* far right: Direct */
     ck_assert_str_eq(d.alg->name, "direct");
-    select_alltoall(&cfg, 48, 100, &d); /* not a power of two */
-    ck_assert_str_eq(d.alg->name, "native");
+    select_alltoall(&cfg, 48, 1, &d); /* not a power of two: the model's factorisation */
+    ck_assert_str_eq(d.alg->name, "multiphase");
+    ck_assert(d.params.factors && d.params.face_src == 3);
 }
 END_TEST
 

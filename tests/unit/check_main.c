@@ -9,6 +9,7 @@ Suite *make_config_suite(void);
 Suite *make_select_suite(void);
 Suite *make_log_suite(void);
 Suite *make_hull_suite(void);
+Suite *make_factor_suite(void);
 Suite *make_protocols_suite(void);
 Suite *make_reduction_suite(void);
 Suite *make_window_suite(void);
@@ -23,6 +24,7 @@ int main(void)
     srunner_add_suite(sr, make_select_suite());
     srunner_add_suite(sr, make_log_suite());
     srunner_add_suite(sr, make_hull_suite());
+    srunner_add_suite(sr, make_factor_suite());
     srunner_add_suite(sr, make_protocols_suite());
     srunner_add_suite(sr, make_reduction_suite());
     srunner_add_suite(sr, make_window_suite());

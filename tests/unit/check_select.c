@@ -32,9 +32,10 @@ static const cs_alg *alg_named(cs_coll coll, const char *name)
 START_TEST(test_restriction_words)
 {
     cs_problem prob = problem(CS_COLL_ALLTOALL, 6, 8, 1, 0);
-    const char *no = cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob);
+    const char *no = cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "standard"), &prob);
     ck_assert_ptr_nonnull(no);
     ck_assert_ptr_nonnull(strstr(no, "power of two"));
+    ck_assert_ptr_null(cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob)); /* any p */
     prob.p = 8;
     ck_assert_ptr_null(cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob));
     prob.flags &= ~CS_PROB_CONTIG;
@@ -57,7 +58,8 @@ static const struct {
     {CS_COLL_ALLREDUCE, "butterfly", 8, 10, "butterfly", "forced", NULL},
     {CS_COLL_ALLREDUCE, "butterfly", 6, 10, "ring", "breakpoint", "power of two"},
     {CS_COLL_ALLREDUCE, "ring", 11, 10, "elimination", "breakpoint", "odd factor 3, 5 or 7"},
-    {CS_COLL_ALLTOALL, "direct", 12, 10, "native", "no algorithm of ours", "power of two"},
+    {CS_COLL_ALLTOALL, "direct", 12, 10, "direct", "forced", NULL},
+    {CS_COLL_ALLTOALL, "standard", 12, 10, "multiphase", "breakpoint", "power of two"},
     {CS_COLL_ALLTOALL, "auto", 16, 10, "multiphase", "breakpoint", NULL},
     {CS_COLL_REDUCE, "auto", 4, 1000, "butterfly", "breakpoint", NULL},
     /* 16 MiB blocks: a phase of a multiphase exchange at p = 1024 would exceed an int. */

@@ -1,29 +1,45 @@
 /*
- * Alltoall: Direct complete exchange (pairwise XOR).
+ * Alltoall: Direct complete exchange (pairwise), for any p.
  *
- * Reference: Bokhari 1993, "Multiphase Complete Exchange", the Direct
- * algorithm (the multiphase exchange with the partition D = {d}). In round
- * j = 1..p-1 rank i exchanges one block of m bytes with rank i ^ j; no block
- * is forwarded, so none is reordered.
+ * Reference: Bokhari 1993, "Multiphase Complete Exchange", §2.2, the Direct
+ * algorithm (the multiphase exchange with the partition D = {d}). No block is
+ * forwarded, so none is reordered. In round j = 1..p-1 rank i
+ *   p = 2^d:   exchanges one block of m bytes with rank i ^ j (the paper's
+ *              exclusive-OR schedule: sender and receiver are one peer);
+ *   otherwise: sends to (i + j) mod p and receives from (i - j) mod p, as
+ *              MPICH's pairwise alltoall does.
  *
- * Restrictions: p a power of two (so that i ^ j is a rank); contiguous
- * datatypes on both sides.
+ * In place, a block must leave before its slot is written:
+ *   p = 2^d:   the block for the next peer goes to an m-byte scratch after
+ *              each round (the peer's answer lands where it was): p - 1 copies;
+ *   otherwise: round j writes slot i - j, whose block leaves in round p - j;
+ *              for j <= p/2 that is later (or, j = p/2, the same round), so
+ *              those floor(p/2) blocks are set aside in scratch first, before
+ *              any message.
+ *
+ * Restrictions: contiguous datatypes on both sides.
  *
  * Cost, m bytes per block:
- *   (p - 1)(alpha + beta m) + rho m            own block copied
- *   (p - 1)(alpha + beta m) + rho m (p - 1)    in place: each block leaves
- *                                              through an m-byte scratch
+ *   (p - 1)(alpha + beta m) + rho m                 own block copied
+ *   in place: (p - 1)(alpha + beta m) + rho m c,    c = p - 1 (p = 2^d),
+ *                                                   c = floor(p/2) (otherwise)
  */
 #include "coll/coll.h"
+
+static int cs_direct_pow2(int p)
+{
+    return (p & (p - 1)) == 0;
+}
 
 static double cs_alltoall_direct_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     const double m = (double)prob->bytes, p = prob->p;
-    const double copies = (prob->flags & CS_PROB_INPLACE) ? p - 1 : 1;
+    const double copies = !(prob->flags & CS_PROB_INPLACE) ? 1 : cs_direct_pow2(prob->p) ? p - 1 : prob->p / 2;
     return (p - 1) * (model->alpha + model->beta * m) + model->rho * m * copies;
 }
 
-static int cs_alltoall_direct_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
+/* p = 2^d: the exclusive-OR schedule. */
+static int cs_direct_xor(const cs_problem *prob, int rank, cs_sched *s)
 {
     const size_t m = prob->bytes;
     const int p = prob->p;
@@ -55,11 +71,46 @@ static int cs_alltoall_direct_build(const cs_problem *prob, const cs_params *par
     return s->error;
 }
 
+/* Any p: out to rank + j, in from rank - j. In place, the block of round
+ * p - j (j <= p/2) waits in scratch slot j - 1. */
+static int cs_direct_shift(const cs_problem *prob, int rank, cs_sched *s)
+{
+    const size_t m = prob->bytes;
+    const int p = prob->p, inplace = (prob->flags & CS_PROB_INPLACE) != 0;
+
+    cs_sched_round(s);
+    if (!inplace)
+        cs_sched_copy(s, CS_BUF_SEND, (size_t)rank * m, CS_BUF_RECV, (size_t)rank * m, m);
+    else {
+        cs_sched_scratch(s, CS_BUF_TMP0, (size_t)(p / 2) * m);
+        for (int j = 1; j <= p / 2; j++)
+            cs_sched_copy(s, CS_BUF_RECV, (size_t)((rank - j + p) % p) * m, CS_BUF_TMP0, (size_t)(j - 1) * m, m);
+    }
+    for (int j = 1; j < p; j++) {
+        const int to = (rank + j) % p, from = (rank - j + p) % p;
+        cs_sched_round(s);
+        if (!inplace)
+            cs_sched_send(s, to, CS_BUF_SEND, (size_t)to * m, m);
+        else if (p - j <= p / 2)
+            cs_sched_send(s, to, CS_BUF_TMP0, (size_t)(p - j - 1) * m, m);
+        else
+            cs_sched_send(s, to, CS_BUF_RECV, (size_t)to * m, m);
+        cs_sched_recv(s, from, CS_BUF_RECV, (size_t)from * m, m);
+    }
+    return s->error;
+}
+
+static int cs_alltoall_direct_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
+{
+    return cs_direct_pow2(prob->p) ? cs_direct_xor(prob, rank, s) : cs_direct_shift(prob, rank, s);
+}
+
 const cs_alg cs_alltoall_direct = {
     .name = "direct",
-    .description = "pairwise exchange with rank ^ j, p - 1 rounds (Bokhari 1993, D = {d})",
+    .description = "pairwise exchange, p - 1 rounds: rank ^ j on p = 2^d (Bokhari 1993, D = {d}), else rank + j "
+                   "out and rank - j in",
     .coll = CS_COLL_ALLTOALL,
-    .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
+    .requires = CS_REQ_CONTIG,
     .build = cs_alltoall_direct_build,
     .cost = cs_alltoall_direct_cost,
 };

@@ -1,7 +1,8 @@
 /*
- * Bokhari's multiphase complete exchange over a partition of d = log2 p,
- * shared by the rows `standard` (every part 1) and `multiphase` (any
- * partition, or the hull's). See alltoall_multiphase.c.
+ * Bokhari's multiphase complete exchange over a partition of d = log2 p, or
+ * over a factorisation of any p (a mixed radix), shared by the rows
+ * `standard` (every part 1) and `multiphase` (any partition or
+ * factorisation, or the model's). See alltoall_multiphase.c.
  */
 #ifndef CS_MULTIPHASE_H
 #define CS_MULTIPHASE_H
@@ -16,5 +17,12 @@ int cs_multiphase_build(const cs_problem *prob, const int *parts, int nparts, in
 
 /* Its closed-form cost (INFINITY if the parts do not fit p). */
 double cs_multiphase_cost(const cs_model *model, const cs_problem *prob, const int *parts, int nparts);
+
+/* The same over a mixed radix: phase i exchanges among the radix[i] ranks
+ * that differ only in digit i of the rank (digit 0 the lowest), for any p.
+ * MPI_ERR_ARG (INFINITY) unless every radix is >= 2 and their product is p;
+ * for p = 2^d and radices 2^{d_i} the schedule of the partition {d_i}. */
+int cs_multiphase_build_radix(const cs_problem *prob, const int *radix, int n, int rank, cs_sched *s);
+double cs_multiphase_cost_radix(const cs_model *model, const cs_problem *prob, const int *radix, int n);
 
 #endif
