@@ -2,7 +2,8 @@
  * collshim-calibrate: measure this machine and write collshim's configuration for it.
  *
  *   mpiexec -n P collshim-calibrate [-o machine.yaml] [--quick | --budget 20m]
- *                                   [--sizes LIST] [--comm-sizes LIST] [--reps N] [--noise F]
+ *                                   [--sizes LIST] [--comm-sizes LIST] [--alltoall-max BYTES]
+ *                                   [--reps N] [--noise F]
  *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick] [...]
  *
  * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
@@ -48,7 +49,7 @@
 #define CAL_MAX_SIZES 12  /* message sizes per collective */
 #define CAL_MAX_PATHS 12  /* the library and ours */
 #define CAL_MAX_CELLS (CAL_MAX_Q * CAL_MAX_SIZES)
-#define CAL_A2A_BUDGET ((size_t)64 << 20) /* alltoall: bytes per rank at most */
+#define CAL_A2A_MAX ((size_t)64 << 20) /* alltoall: bytes a rank sends in one call, by default */
 #define CAL_BUSY_ALPHA 50e-6 /* an intra-node start-up above this: the ranks wait for cores */
 #define CAL_OUTLIER 0.5 /* a ping-pong time this far off the fitted line is not fitted */
 
@@ -62,6 +63,7 @@ typedef struct cal_opts {
     int nsizes;
     int qs[CAL_MAX_Q]; /* --comm-sizes; 0 of them: the world and sub-communicators */
     int nqs;
+    size_t a2a_max; /* --alltoall-max: an alltoall of more bytes per rank (block x p) is not timed */
 } cal_opts;
 
 static int rank, world;
@@ -86,6 +88,7 @@ static void usage(FILE *f)
                    "  --sizes LIST      message sizes, increasing (bytes; K, M suffixes), e.g. 8,1K,64K (at most %d;\n"
                    "                    alltoall: per destination; reductions: from 8, doubles)\n"
                    "  --comm-sizes LIST communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
+                   "  --alltoall-max B  time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
                    "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
                    "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n",
                 CAL_MAX_SIZES, CAL_MAX_Q, CS_CAL_MAX_REPS);
@@ -132,7 +135,7 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
 {
     int reps = 0;
     double noise = -1;
-    *o = (cal_opts){.out = "collshim-machine.yaml", .reps = 11, .target = 2e-3, .noise = 0.03};
+    *o = (cal_opts){.out = "collshim-machine.yaml", .reps = 11, .target = 2e-3, .noise = 0.03, .a2a_max = CAL_A2A_MAX};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--quick")) {
@@ -158,7 +161,9 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
                 return -1;
             for (int j = 0; j < o->nqs; j++)
                 o->qs[j] = (int)q[j];
-        } else if (!strcmp(a, "--reps") && (reps = atoi(v)) >= 1 && reps <= CS_CAL_MAX_REPS)
+        } else if (!strcmp(a, "--alltoall-max") && parse_list(v, &o->a2a_max, 1, 0, (size_t)1 << 40) == 1)
+            continue;
+        else if (!strcmp(a, "--reps") && (reps = atoi(v)) >= 1 && reps <= CS_CAL_MAX_REPS)
             continue;
         else if (!strcmp(a, "--noise") && (noise = atof(v)) >= 0 && noise < 1)
             continue;
@@ -554,7 +559,7 @@ static int measure_comm(cal_state *st, int q)
             fflush(stdout);
         }
         for (int i = 0; i < nsizes && rc == 0; i++)
-            if (a2a ? sizes[i] * (size_t)q <= CAL_A2A_BUDGET : sizes[i] >= sizeof(double))
+            if (a2a ? sizes[i] * (size_t)q <= st->o->a2a_max : sizes[i] >= sizeof(double))
                 rc = measure_cell(st, &c, &cache, (cs_coll)coll, sizes[i]);
     }
     cs_scratch_free(&c.scratch);

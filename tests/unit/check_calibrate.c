@@ -176,13 +176,13 @@ START_TEST(test_rules_bands_and_p)
     ck_assert(rules[0].p_lo == 3 && rules[0].p_hi == 4 && rules[0].choice == CS_CHOICE_AUTO);
     ck_assert(rules[0].bytes.lo == 0 && rules[0].bytes.hi == 4096);
     ck_assert(rules[1].p_lo == 3 && rules[1].p_hi == 4 && rules[1].choice == CS_CHOICE_NATIVE);
-    ck_assert(rules[1].bytes.lo == 4097 && rules[1].bytes.hi == SIZE_MAX);
+    ck_assert(rules[1].bytes.lo == 4097 && rules[1].bytes.hi == 32768); /* the largest measured */
     /* p 6..7: elimination forced up to sqrt(8 * 512) = 64, auto above */
     ck_assert(rules[2].p_lo == 6 && rules[2].p_hi == 7 && rules[2].choice == CS_CHOICE_FORCED && rules[2].alg == E);
     ck_assert(rules[2].bytes.lo == 0 && rules[2].bytes.hi == 64);
-    ck_assert(rules[3].choice == CS_CHOICE_AUTO && rules[3].bytes.lo == 65 && rules[3].bytes.hi == SIZE_MAX);
+    ck_assert(rules[3].choice == CS_CHOICE_AUTO && rules[3].bytes.lo == 65 && rules[3].bytes.hi == 32768);
 
-    /* What select makes of them: p = 5 is covered by no rule. */
+    /* What select makes of them: p = 5 and sizes above 32 KiB are covered by no rule. */
     cs_config cfg;
     cs_config_defaults(&cfg);
     memcpy(cfg.coll[CS_COLL_ALLREDUCE].rules, rules, sizeof(cs_rule) * (size_t)n);
@@ -196,7 +196,8 @@ START_TEST(test_rules_bands_and_p)
         const char *alg;
         const char *reason;
     } calls[] = {
-        {4, 100000, "native", "rule"},
+        {4, 30000, "native", "rule"},
+        {4, 32769, "native", "no rule covers this p and size: native, to be safe"},
         {5, 8, "native", "no rule covers this p and size: native, to be safe"},
         {7, 64, "elimination", "rule"},
         {7, 65, NULL, "breakpoint: the model's choice for this size"},

@@ -70,8 +70,10 @@ static int cs_cal_bands(const cs_cal_cell *cells, int n, cs_cal_band *band)
             continue;
         if (nb)
             band[nb - 1].bytes.hi = lo - 1;
-        band[nb++] = (cs_cal_band){.choice = choice, .alg = alg, .bytes = {lo, SIZE_MAX}};
+        band[nb++] = (cs_cal_band){.choice = choice, .alg = alg, .bytes = {lo, cells[i].bytes}};
     }
+    if (nb) /* up to the largest size measured: above it no rule, so the library */
+        band[nb - 1].bytes.hi = cells[n - 1].bytes;
     return nb;
 }
 

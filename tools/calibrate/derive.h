@@ -52,10 +52,11 @@ cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const 
 /*
  * The rules for cells[0..n) of one collective, sorted by p then bytes: per
  * p, runs of sizes with one choice make a byte range whose ends lie at the
- * geometric means of neighbouring sizes (the first from 0, the last to no
- * bound); then neighbouring communicator sizes (p and p + 1) with the same
- * ranges share rules. p that were not measured get none: select sends them to
- * the library, to be safe. At most max rules: the p that would pass it get
+ * geometric means of neighbouring sizes (the first from 0, the last at the
+ * largest size measured); then neighbouring communicator sizes (p and p + 1)
+ * with the same ranges share rules. Sizes above the largest measured and p
+ * that were not measured get none: select sends them to the library, to be
+ * safe. At most max rules: the p that would pass it get
  * none either, and *cut says how many p that was. Returns the rules written.
  */
 int cs_cal_rules(const cs_cal_cell *cells, int n, cs_rule *rules, int max, int *cut);
