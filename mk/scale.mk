@@ -6,6 +6,9 @@
 # (table.txt, raw.txt, the calibrated configurations machine.*.yaml, cut.txt); the runs' logs
 # and outputs to $(B)/scale-full/.
 #
+# The table again from the committed data, without a run: scripts/collshim-scale --table
+# bench/smpi/results.
+#
 # Variables: SCALE_BUDGET (minutes, default 55), SCALE_OUT (default $(B)/scale-full),
 # SCALE_RESULTS (default bench/smpi/results). The simulations run under nice -n 15, one at a time.
 
