@@ -23,7 +23,7 @@
  *
  * usage: collshim-smpi-bench [-c COLLS] [-s SIZES] [-w WARM] [-r REPS] [-k CALLS] [-P PATHS]
  *                            [-a LABEL] [-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES]
- *                            [-t sync|barrier] [-x]
+ *                            [-A BYTES] [-t sync|barrier] [-x]
  *   -c  allreduce,reduce,alltoall (default: all three)
  *   -s  bytes: a list 8,64,1K,1M or a range LO:HI[:FACTOR] (default 8:1M:8)
  *   -w  untimed calls per path before timing (default 2)
@@ -35,6 +35,8 @@
  *   -T  the reductions' element type (default double)
  *   -m  skip a size whose buffers, summed over the ranks, would pass BYTES (default 4G):
  *       under SMPI every simulated rank lives in this one process
+ *   -A  skip an alltoall size whose send buffers, summed over the ranks (p x p x block), would
+ *       pass BYTES (default: no limit but -m): p^2 messages in flight, the simulator's cost
  *   -t  how a timing starts: sync, on every rank at one instant of the simulated clock (the
  *       default under SMPI: see time_calls), or barrier (the default elsewhere)
  *   -x  no correctness check
@@ -70,7 +72,7 @@ typedef struct opts {
     int paths; /* bit 0 shim, bit 1 native */
     const char *shim_label, *native_label;
     int root;
-    double budget;
+    double budget, a2a_budget;
     int check;
 } opts;
 
@@ -155,7 +157,7 @@ static int has_word(const char *list, const char *word)
 static void parse_args(int argc, char **argv, opts *o)
 {
     *o = (opts){.coll = {1, 1, 1}, .warm = 2, .reps = 5, .calls = 1, .paths = 3, .native_label = "native",
-                .budget = 4.0 * (1 << 30), .check = 1};
+                .budget = 4.0 * (1 << 30), .a2a_budget = 0, .check = 1};
     parse_sizes("8:1M:8", o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -165,7 +167,7 @@ static void parse_args(int argc, char **argv, opts *o)
         }
         if (a[0] != '-' || !a[1] || a[2] || !v)
             die("usage: collshim-smpi-bench [-c COLLS] [-s SIZES] [-w N] [-r N] [-k N] [-P PATHS] [-a LABEL] "
-                "[-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES] [-t sync|barrier] [-x]");
+                "[-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES] [-A BYTES] [-t sync|barrier] [-x]");
         i++;
         switch (a[1]) {
         case 'c':
@@ -185,6 +187,11 @@ static void parse_args(int argc, char **argv, opts *o)
         case 'm': {
             char *end;
             o->budget = (double)parse_bytes(v, &end);
+            break;
+        }
+        case 'A': {
+            char *end;
+            o->a2a_budget = (double)parse_bytes(v, &end);
             break;
         }
         default: die("unknown option");
@@ -348,6 +355,12 @@ int main(int argc, char **argv)
         for (int i = 0; o.coll[c] && i < o.nsizes; i++) {
             const size_t bytes = o.sizes[i];
             const size_t len = c == B_ALLTOALL ? bytes * (size_t)p : bytes;
+            if (c == B_ALLTOALL && o.a2a_budget > 0 && (double)bytes * p * p > o.a2a_budget) {
+                if (rank == 0)
+                    printf("# alltoall %zu: %.3g bytes sent over all ranks, above -A; skipped\n", bytes,
+                           (double)bytes * p * p);
+                continue;
+            }
             if (c != B_ALLTOALL && bytes % sizeof(double)) {
                 if (rank == 0)
                     printf("# %s %zu: not a multiple of 8 bytes; skipped\n", coll_name[c], bytes);
