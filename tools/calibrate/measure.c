@@ -87,6 +87,11 @@ int cs_cal_time(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *paths, int 
         if (paths[k].alg && paths[k].alg->build)
             rc = paths[k].alg->build(prob, &paths[k].params, c->rank, &paths[k].sched);
     }
+    /* Every rank goes on, or none: a rank that could not allocate must not leave the others waiting. */
+    int failed = rc != MPI_SUCCESS, any;
+    PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, c->comm);
+    if (any && rc == MPI_SUCCESS)
+        rc = MPI_ERR_OTHER;
     if (rc == MPI_SUCCESS)
         rc = cs_cal_native(c, prob, send, ref);
     for (int k = 0; rc == MPI_SUCCESS && k < npaths; k++) {
