@@ -15,12 +15,15 @@ $(B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(CORE
 	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
 
 $(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o
+# Its header dependencies (cs_rule, cs_params): without them a changed header leaves it stale.
+-include $(B)/obj/tools/calibrate/derive.d
 
 ifdef ASAN_B
 $(ASAN_B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(ASAN_CORE_OBJ)
 	$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -lm
 
 $(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o
+-include $(ASAN_B)/obj/tools/calibrate/derive.d
 endif
 
 .PHONY: check-calibrate
