@@ -425,8 +425,7 @@ static double median_time(const cs_cal_path *a, int reps)
     return cs_cal_quantile(v, reps, 0.5);
 }
 
-static void print_row(const cs_problem *prob, const cal_row *r, const cal_row *native, int reps, double floor,
-                      const char *mark)
+static void print_row(const cs_problem *prob, const cal_row *r, const cal_row *native, int reps, const char *mark)
 {
     char spec[128];
     double v[CS_CAL_MAX_REPS];
@@ -481,8 +480,8 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
             else
                 snprintf(why, sizeof why, "%s: %s", slower ? "SLOWER than native beyond the noise" : "ok",
                          rows[1].d.reason);
-            print_row(&prob, &rows[0], &rows[0], o->reps, o->noise, "");
-            print_row(&prob, &rows[1], &rows[0], o->reps, o->noise, why);
+            print_row(&prob, &rows[0], &rows[0], o->reps, "");
+            print_row(&prob, &rows[1], &rows[0], o->reps, why);
         }
         return 0;
     }
@@ -514,7 +513,7 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         const cs_alg *alg;
         const cs_choice choice = cs_cal_cell_choice(&cell, &alg, &why);
         for (int k = 0; k < n; k++)
-            print_row(&prob, &rows[k], &rows[0], o->reps, o->noise,
+            print_row(&prob, &rows[k], &rows[0], o->reps,
                       k == 0 ? "" : k == best && k == model ? "best, model" : k == best ? "best" : k == model ? "model" : "");
         printf("%-9s %5d %8zu  -> %s%s%s (%s)\n", cs_coll_name(coll), c->p, prob.bytes,
                choice == CS_CHOICE_NATIVE ? "native" : choice == CS_CHOICE_AUTO ? "auto" : alg->name,
