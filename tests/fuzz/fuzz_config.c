@@ -167,11 +167,23 @@ static void fz_check_params(cs_coll c, const cs_coll_config *cc)
     FZ_CHECK(p->k >= -1 && p->k <= 62, "%s: k = %d", cs_coll_name(c), p->k);
     FZ_CHECK(p->rmax >= -1 && p->rmax <= 7, "%s: rmax = %d", cs_coll_name(c), p->rmax);
     FZ_CHECK(p->nparts >= 0 && p->nparts <= CS_MAX_PARTS, "%s: nparts = %d", cs_coll_name(c), p->nparts);
-    for (int i = 0; i < p->nparts; i++) {
-        FZ_CHECK(p->parts[i] >= 1 && p->parts[i] <= CS_HULL_MAX_D, "%s: part %d", cs_coll_name(c), p->parts[i]);
-        sum += p->parts[i];
+    FZ_CHECK(p->radix == -1 || p->radix >= 2, "%s: radix = %d", cs_coll_name(c), p->radix);
+    if (p->factors) {
+        /* Factors of p (4x4x6): each at least 1, their product a communicator size. */
+        long long product = 1;
+        for (int i = 0; i < p->nparts; i++) {
+            FZ_CHECK(p->parts[i] >= 1, "%s: factor %d", cs_coll_name(c), p->parts[i]);
+            product *= p->parts[i];
+            FZ_CHECK(product <= INT_MAX, "%s: factors multiply beyond INT_MAX", cs_coll_name(c));
+        }
+    } else {
+        /* A partition of d = log2 p. */
+        for (int i = 0; i < p->nparts; i++) {
+            FZ_CHECK(p->parts[i] >= 1 && p->parts[i] <= CS_HULL_MAX_D, "%s: part %d", cs_coll_name(c), p->parts[i]);
+            sum += p->parts[i];
+        }
+        FZ_CHECK(sum <= CS_HULL_MAX_D, "%s: parts sum to %d", cs_coll_name(c), sum);
     }
-    FZ_CHECK(sum <= CS_HULL_MAX_D, "%s: parts sum to %d", cs_coll_name(c), sum);
 
     /* What the log would print for the choice reads back as the same choice. */
     if (cc->choice == CS_CHOICE_FORCED && cc->alg->format) {
@@ -186,6 +198,7 @@ static void fz_check_params(cs_coll c, const cs_coll_config *cc)
         FZ_CHECK(cs_alg_lookup(c, spec, &again, &why) == cc->alg, "'%s' does not parse back: %s", spec,
                  why ? why : "?");
         FZ_CHECK(again.b == p->b && again.k == p->k && again.rmax == p->rmax && again.nparts == p->nparts &&
+                     again.factors == p->factors && again.radix == p->radix &&
                      memcmp(again.parts, p->parts, (size_t)p->nparts * sizeof p->parts[0]) == 0,
                  "'%s' parses back to other parameters", spec);
     }
