@@ -9,20 +9,22 @@
 # The table again from the committed data, without a run: scripts/collshim-scale --table
 # bench/smpi/results.
 #
-# Variables: SCALE_BUDGET (minutes, default 55), SCALE_OUT (default $(B)/scale-full),
-# SCALE_RESULTS (default bench/smpi/results). The simulations run under nice -n 15, one at a time.
+# Variables: SCALE_BUDGET (minutes, default 55), SCALE_JOBS (simulations at once, default 2: one
+# per core of the development machine), SCALE_OUT (default $(B)/scale-full), SCALE_RESULTS
+# (default bench/smpi/results). The simulations run under nice -n 15.
 
 # A fragment is read before the Makefile's own rules: keep `make` building `all`.
 cs_scale_default_goal := $(.DEFAULT_GOAL)
 
 SCALE_BUDGET  ?= 55
+SCALE_JOBS    ?= 2
 SCALE_OUT     ?= $(B)/scale-full
 SCALE_RESULTS ?= bench/smpi/results
 
 .PHONY: scale
 
 scale: smpi
-	scripts/collshim-scale --plan full --budget $(SCALE_BUDGET) --reps 1 --warm 1 --build $(B) --out $(SCALE_OUT)
+	scripts/collshim-scale --plan full --budget $(SCALE_BUDGET) --jobs $(SCALE_JOBS) --reps 1 --warm 1 --build $(B) --out $(SCALE_OUT)
 	@mkdir -p $(SCALE_RESULTS)
 	cp $(SCALE_OUT)/table.txt $(SCALE_OUT)/raw.txt $(SCALE_OUT)/cut.txt $(SCALE_OUT)/plan.txt $(SCALE_RESULTS)/
 	cp $(SCALE_OUT)/salg-failed.txt $(SCALE_RESULTS)/smpi-algs-left-out.txt
