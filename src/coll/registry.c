@@ -11,12 +11,14 @@ extern const cs_alg cs_alltoall_direct;
 extern const cs_alg cs_alltoall_multiphase;
 extern const cs_alg cs_alltoall_standard;
 extern const cs_alg cs_alltoall_bruck;
+extern const cs_alg cs_alltoall_linear;
 extern const cs_alg cs_allreduce_butterfly;
 extern const cs_alg cs_allreduce_elimination;
 extern const cs_alg cs_allreduce_ring;
 extern const cs_alg cs_allreduce_windowed;
 extern const cs_alg cs_reduce_butterfly;
 extern const cs_alg cs_reduce_binomial;
+extern const cs_alg cs_reduce_knomial;
 extern const cs_alg cs_reduce_elimination;
 extern const cs_alg cs_reduce_ring;
 extern const cs_alg cs_window_recursive;
@@ -34,12 +36,13 @@ static const cs_alg cs_native[CS_COLL_LAST] = {
 /* multiphase before standard: at equal cost ({1,...,1}) the hull's choice is logged. */
 static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct,
                                                   &cs_alltoall_multiphase, &cs_alltoall_standard,
-                                                  &cs_alltoall_bruck};
+                                                  &cs_alltoall_bruck, &cs_alltoall_linear};
 static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly,
                                                    &cs_allreduce_elimination, &cs_allreduce_ring,
                                                    &cs_allreduce_windowed};
 static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly,
-                                                &cs_reduce_binomial, &cs_reduce_elimination, &cs_reduce_ring};
+                                                &cs_reduce_binomial, &cs_reduce_elimination, &cs_reduce_ring,
+                                                &cs_reduce_knomial};
 /* The extension API: no library version; the first row runs every call. */
 static const cs_alg *const cs_window_table[] = {&cs_window_recursive, &cs_window_prefix_suffix,
                                                 &cs_window_prefix_suffix_inverse};

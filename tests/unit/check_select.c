@@ -251,6 +251,37 @@ START_TEST(test_rules)
 }
 END_TEST
 
+/*
+ * linear alltoall (every block in flight) costs what direct costs under the
+ * 1-ported model (in place, more) and stands after it: the model never takes it, at any p
+ * or size, in place or not; a rule (collshim-calibrate's, where it measured
+ * faster) or a forced choice runs it.
+ */
+START_TEST(test_linear_by_rule_only)
+{
+    cs_decision d;
+    const int ps[] = {2, 3, 6, 8, 12, 64, 96};
+    for (int i = 0; i < 7; i++)
+        for (size_t bytes = 1; bytes < ((size_t)1 << 24); bytes = bytes * 5 + 3)
+            for (unsigned inplace = 0; inplace <= CS_PROB_INPLACE; inplace += CS_PROB_INPLACE) {
+                cs_problem prob = problem(CS_COLL_ALLTOALL, ps[i], bytes, 1, inplace);
+                cs_select(&cfg, &cache, &prob, &d);
+                ck_assert_msg(strcmp(d.alg->name, "linear"), "the model took linear at p = %d, %zu B", ps[i], bytes);
+                const cs_alg *linear = alg_named(CS_COLL_ALLTOALL, "linear"),
+                             *direct = alg_named(CS_COLL_ALLTOALL, "direct");
+                /* the same messages; in place it sets aside p - 1 blocks, direct at most that */
+                ck_assert_double_ge(linear->cost(&cfg.model, &prob, NULL), direct->cost(&cfg.model, &prob, NULL));
+                if (!inplace)
+                    ck_assert_double_eq(linear->cost(&cfg.model, &prob, NULL), direct->cost(&cfg.model, &prob, NULL));
+            }
+    add_rule(CS_COLL_ALLTOALL, 2, 8, 0, 4096, "linear");
+    cs_problem prob = problem(CS_COLL_ALLTOALL, 6, 1024, 1, 0);
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "linear");
+    ck_assert_str_eq(d.reason, "rule");
+}
+END_TEST
+
 START_TEST(test_butterfly_tune)
 {
     const cs_alg *bf = alg_named(CS_COLL_ALLREDUCE, "butterfly");
@@ -290,6 +321,7 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_breakpoints_agree_with_model);
     tcase_add_test(tc, test_butterfly_tune);
     tcase_add_test(tc, test_rules);
+    tcase_add_test(tc, test_linear_by_rule_only);
     suite_add_tcase(s, tc);
     return s;
 }
