@@ -86,3 +86,13 @@ int cs_params_format_bkr(const cs_params *params, char *buf, size_t size)
 {
     return cs_params_format(params, CS_PARAM_B | CS_PARAM_K | CS_PARAM_RMAX, buf, size);
 }
+
+int cs_params_parse_radix(const char *args, cs_params *params)
+{
+    return cs_params_parse(args, CS_PARAM_R, params) || params->radix < 2 ? -1 : 0;
+}
+
+int cs_params_format_radix(const cs_params *params, char *buf, size_t size)
+{
+    return cs_params_format(params, CS_PARAM_R, buf, size);
+}

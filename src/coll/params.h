@@ -17,5 +17,8 @@ int cs_params_parse_bk(const char *args, cs_params *params);
 int cs_params_format_bk(const cs_params *params, char *buf, size_t size);
 int cs_params_parse_bkr(const char *args, cs_params *params);
 int cs_params_format_bkr(const cs_params *params, char *buf, size_t size);
+/* ... and the rows whose one parameter is a radix r >= 2 (bruck, knomial). */
+int cs_params_parse_radix(const char *args, cs_params *params);
+int cs_params_format_radix(const cs_params *params, char *buf, size_t size);
 
 #endif

@@ -162,27 +162,16 @@ static int cs_alltoall_bruck_build(const cs_problem *prob, const cs_params *para
     return s->error;
 }
 
-/* "r=4": the radix, at least 2. */
-static int cs_alltoall_bruck_parse(const char *args, cs_params *params)
-{
-    return cs_params_parse(args, CS_PARAM_R, params) || params->radix < 2 ? -1 : 0;
-}
-
-static int cs_alltoall_bruck_format(const cs_params *params, char *buf, size_t size)
-{
-    return cs_params_format(params, CS_PARAM_R, buf, size);
-}
-
 const cs_alg cs_alltoall_bruck = {
     .name = "bruck",
     .description = "Bruck's index algorithm, radix r (bruck:r=4), ceil(log_r p) digits of up to r - 1 rounds, "
                    "any p (Bruck et al. 1997)",
     .coll = CS_COLL_ALLTOALL,
     .requires = CS_REQ_CONTIG,
-    .parse = cs_alltoall_bruck_parse,
+    .parse = cs_params_parse_radix,
     .syntax = "expected r=<radix>, a radix of at least 2 (bruck:r=4)",
     .tune = cs_alltoall_bruck_tune,
     .cost = cs_alltoall_bruck_cost,
     .build = cs_alltoall_bruck_build,
-    .format = cs_alltoall_bruck_format,
+    .format = cs_params_format_radix,
 };

@@ -26,50 +26,17 @@
  *   p = 1: rho m, or 0 in place.
  */
 #include "coll/coll.h"
+#include "coll/reduce/knomial.h"
 
 static double cs_reduce_binomial_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const double m = (double)prob->bytes;
-    if (prob->p == 1)
-        return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
-    const double a = model->alpha + (model->beta + model->gamma) * m;
-    const double last = prob->root == 0 ? model->rho * m : model->alpha + model->beta * m;
-    return cs_ceil_log2(prob->p) * a + last;
+    return cs_reduce_knomial_cost_r(model, prob, 2);
 }
 
+/* The k-nomial tree of radix 2 (reduce_knomial.c). */
 static int cs_reduce_binomial_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
 {
-    const int p = prob->p, root = prob->root, rounds = cs_ceil_log2(p);
-    const size_t m = prob->bytes;
-    const int inplace_root = rank == root && (prob->flags & CS_PROB_INPLACE);
-    cs_buf acc = inplace_root ? CS_BUF_RECV : CS_BUF_SEND, spare = CS_BUF_TMP0;
-
-    if (p == 1) {
-        cs_sched_round(s);
-        cs_sched_copy(s, acc, 0, CS_BUF_RECV, 0, m);
-        return s->error;
-    }
-    for (int j = 0; j < rounds; j++) {
-        const int d = 1 << j;
-        cs_sched_round(s);
-        if (rank % (2 * d) == d) {
-            cs_sched_send(s, rank - d, acc, 0, m);
-        } else if (rank % (2 * d) == 0 && rank + d < p) {
-            cs_sched_scratch(s, spare, m);
-            cs_sched_recv(s, rank + d, spare, 0, m);
-            cs_sched_reduce(s, acc, 0, spare, 0, m); /* own run on the left */
-            acc = spare;
-            spare = acc == CS_BUF_TMP0 ? CS_BUF_TMP1 : CS_BUF_TMP0;
-        }
-    }
-    cs_sched_round(s);
-    if (root != 0 && rank == 0)
-        cs_sched_send(s, root, acc, 0, m);
-    else if (root != 0 && rank == root)
-        cs_sched_recv(s, 0, CS_BUF_RECV, 0, m);
-    else if (rank == root)
-        cs_sched_copy(s, acc, 0, CS_BUF_RECV, 0, m);
-    return s->error;
+    return cs_reduce_knomial_build_r(prob, 2, rank, s);
 }
 
 const cs_alg cs_reduce_binomial = {

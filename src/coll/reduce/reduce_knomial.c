@@ -1,0 +1,150 @@
+/*
+ * Reduce by a k-nomial tree in rank order, radix r, for any p: each round a
+ * parent takes the runs of up to r - 1 children at once. binomial is its
+ * r = 2 (reduce_binomial.c builds with cs_reduce_knomial_build).
+ *
+ * Reference: the k-nomial trees of MVAPICH2's short-message reduce (its
+ * knomial factor, 4 by default) and of Open MPI's; the tree of Rabenseifner
+ * and Träff 2004, §2 (the whole-block rounds, one-way) with r - 1 children
+ * a round instead of one.
+ *
+ * In round t (distance d = r^t) rank x with x mod rd = jd (1 <= j < r) sends
+ * what it holds, the reduction of ranks x .. min(x + d, p) - 1, to x - jd;
+ * rank x with x mod rd = 0 receives its children x + d, x + 2d, .. (those
+ * below p) into slots of a scratch buffer and joins their runs to the right
+ * of its own, left to right: every combine joins adjacent runs, so rank 0
+ * ends with m_0 (+) ... (+) m_(p-1) in canonical order; a root other than 0
+ * gets it in one more round. The slots alternate between two scratch
+ * buffers from round to round (the combines leave the result in the last
+ * slot), so only the root copies.
+ *
+ * Under the model (1-ported) the children's messages of a round arrive one
+ * after another, so r > 2 never beats binomial there; where a node takes
+ * several messages at once (several links, shared memory), collshim-calibrate
+ * measures it and its rules pick it. Without r=R the radix is 4.
+ *
+ * Restrictions: contiguous datatype. Any operator, any root, MPI_IN_PLACE
+ * at the root.
+ *
+ * Cost, m bytes, A = alpha + (beta + gamma) m, L = ceil(log_r p) rounds, c_t
+ * = min(r - 1, ceil(p / r^t) - 1) children of rank 0 in round t: rank 0 is
+ * the slowest (another rank has at most as many children in the rounds
+ * before it sends once; the root, if not 0, receives once more, no more
+ * than rank 0's last round):
+ *   sum_t c_t A + rho m           root 0 (the result into RECV)
+ *   sum_t c_t A + alpha + beta m  root != 0 (rank 0 forwards the result)
+ *   p = 1: rho m, or 0 in place.
+ */
+#include "coll/coll.h"
+#include "coll/params.h"
+#include "coll/reduce/knomial.h"
+
+/* Rounds, and children of rank 0 over all rounds. */
+static int cs_knomial_children(int p, int r, int *rounds)
+{
+    int children = 0;
+    *rounds = 0;
+    for (long long d = 1; d < p; d *= r) {
+        const long long c = (p + d - 1) / d - 1;
+        children += (int)(c < r - 1 ? c : r - 1);
+        ++*rounds;
+    }
+    return children;
+}
+
+double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, int r)
+{
+    const double m = (double)prob->bytes;
+    int rounds;
+    if (prob->p == 1)
+        return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
+    const double a = model->alpha + (model->beta + model->gamma) * m;
+    const double last = prob->root == 0 ? model->rho * m : model->alpha + model->beta * m;
+    return cs_knomial_children(prob->p, r, &rounds) * a + last;
+}
+
+int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched *s)
+{
+    const int p = prob->p, root = prob->root;
+    const size_t m = prob->bytes;
+    const int inplace_root = rank == root && (prob->flags & CS_PROB_INPLACE);
+    cs_buf acc = inplace_root ? CS_BUF_RECV : CS_BUF_SEND, slots = CS_BUF_TMP0;
+    size_t at = 0; /* where acc holds the run */
+    int rounds, sent = 0;
+
+    if (p == 1) {
+        cs_sched_round(s);
+        cs_sched_copy(s, acc, 0, CS_BUF_RECV, 0, m);
+        return s->error;
+    }
+    cs_knomial_children(p, r, &rounds);
+    long long d = 1;
+    for (int t = 0; t < rounds; t++, d *= r) {
+        const long long digit = (rank / d) % r;
+        cs_sched_round(s);
+        if (sent || rank % d)
+            continue;
+        if (digit) {
+            cs_sched_send(s, (int)(rank - digit * d), acc, at, m);
+            sent = 1;
+            continue;
+        }
+        int c = 0;
+        while (c < r - 1 && rank + (c + 1) * d < p)
+            c++;
+        if (!c)
+            continue;
+        cs_sched_scratch(s, slots, (size_t)c * m);
+        for (int j = 0; j < c; j++)
+            cs_sched_recv(s, (int)(rank + (j + 1) * d), slots, (size_t)j * m, m);
+        /* own run on the left, then each child's: slot j = (acc .. child j) */
+        for (int j = 0; j < c; j++) {
+            cs_sched_reduce(s, acc, at, slots, (size_t)j * m, m);
+            acc = slots;
+            at = (size_t)j * m;
+        }
+        slots = slots == CS_BUF_TMP0 ? CS_BUF_TMP1 : CS_BUF_TMP0;
+    }
+    cs_sched_round(s);
+    if (root != 0 && rank == 0)
+        cs_sched_send(s, root, acc, at, m);
+    else if (root != 0 && rank == root)
+        cs_sched_recv(s, 0, CS_BUF_RECV, 0, m);
+    else if (rank == root)
+        cs_sched_copy(s, acc, at, CS_BUF_RECV, 0, m);
+    return s->error;
+}
+
+static int cs_knomial_radix(const cs_params *params)
+{
+    return params->radix >= 2 ? params->radix : 4;
+}
+
+static double cs_reduce_knomial_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
+{
+    return cs_reduce_knomial_cost_r(model, prob, cs_knomial_radix(params));
+}
+
+static int cs_reduce_knomial_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
+{
+    return cs_reduce_knomial_build_r(prob, cs_knomial_radix(params), rank, s);
+}
+
+static void cs_reduce_knomial_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
+{
+    params->radix = cs_knomial_radix(params);
+}
+
+const cs_alg cs_reduce_knomial = {
+    .name = "knomial",
+    .description = "k-nomial tree in rank order, radix r (knomial:r=8; 4 if not given), one-way, ceil(log_r p) "
+                   "rounds of up to r - 1 children at once (+1 for a root other than 0)",
+    .coll = CS_COLL_REDUCE,
+    .requires = CS_REQ_CONTIG,
+    .parse = cs_params_parse_radix,
+    .syntax = "expected r=<radix>, a radix of at least 2 (knomial:r=8)",
+    .tune = cs_reduce_knomial_tune,
+    .cost = cs_reduce_knomial_cost,
+    .build = cs_reduce_knomial_build,
+    .format = cs_params_format_radix,
+};
