@@ -51,7 +51,7 @@ PIECES_OBJ := $(B)/obj-pieces/src/shim/window.o $(B)/obj-pieces/src/sched/exec.o
 CHECK_EXTRA :=
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all check check-unit check-mpi demo install clean format
+.PHONY: check-full all check check-unit check-mpi demo install clean format
 
 all: $(LIB) $(TOOLS)
 
@@ -106,13 +106,25 @@ $(B)/examples/%: examples/%.c
 
 check: check-unit check-mpi $(CHECK_EXTRA)
 
+# The unit suites in two processes, one per core (tests/unit/shard.h): every suite with the
+# first half of the heaviest loops, and the coll and window suites with the other half.
 check-unit: $(B)/unit_tests $(TOOLS)
-	$(B)/unit_tests
+	@echo "$(B)/unit_tests: every suite, half of the simulator loops here and half beside it"
+	@{ CS_UNIT_SHARD=1/2 CK_RUN_SUITE=coll $(B)/unit_tests && \
+	   CS_UNIT_SHARD=1/2 CK_RUN_SUITE=window $(B)/unit_tests; } >$(B)/unit-shard-1.log 2>&1 & other=$$!; \
+	CS_UNIT_SHARD=0/2 $(B)/unit_tests; rc=$$?; wait $$other; rc1=$$?; \
+	echo "the other half (coll, window):"; cat $(B)/unit-shard-1.log; [ $$rc = 0 ] && [ $$rc1 = 0 ]
 	tests/tools/check-collshim-hull $(B)
 	tests/tools/check-collshim-model $(B)
 
 check-mpi: $(LIB) $(TOOLS) $(PIECES_LIB) $(YIELD) $(FAULT) $(MPI_TESTS) $(F_TESTS)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
+
+# make check with the MPI tests' full matrix (scripts/collshim-test-mpi, COLLSHIM_TEST_FULL):
+# every p of the any-p sweeps up to 32, every (type, operator) pair at every p; about an hour on
+# 2 cores.
+check-full:
+	$(MAKE) check COLLSHIM_TEST_FULL=1
 
 demo: $(LIB) $(YIELD) $(EXAMPLES)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)

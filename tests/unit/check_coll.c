@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "select/select.h"
+#include "shard.h"
 #include "sim.h"
 
 enum { COLL_MAX_P = 128, COLL_MAX_VARIANTS = 16 };
@@ -255,6 +256,8 @@ static void coll_check_one(const cs_alg *alg, const cs_problem *prob, const cs_p
 
 START_TEST(test_alg)
 {
+    if (unit_shard_skip(_i))
+        return;
     const cs_alg *alg = coll_jobs[_i].alg;
     const int p = coll_jobs[_i].p;
     size_t counts[16]; /* coll_counts gives at most 11 */

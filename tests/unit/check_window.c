@@ -22,6 +22,7 @@
 #include "coll/window/window.h"
 #include "config/config.h"
 #include "select/select.h"
+#include "shard.h"
 #include "sim.h"
 
 enum { WIN_MAX_P = 64 };
@@ -115,6 +116,8 @@ static void win_check_p(cs_window_method method, int p, size_t count, int inplac
 /* Both methods without the inverse (the simulator's operator has none). */
 START_TEST(test_methods_all)
 {
+    if (unit_shard_skip(_i))
+        return;
     for (int m = CS_WIN_RECURSIVE; m <= CS_WIN_PREFIX_SUFFIX; m++)
         win_check_p((cs_window_method)m, _i, 1, 0);
 }
@@ -175,6 +178,8 @@ END_TEST
  * windows too: rank i gets its cyclic window, in rank order. */
 START_TEST(test_wrapped)
 {
+    if (unit_shard_skip(_i))
+        return;
     const int p = _i;
     cs_sched *sc = sim_scheds_new(p);
     int lo[WIN_MAX_P], hi[WIN_MAX_P];
@@ -294,6 +299,8 @@ static void win_run_sums(const cs_sched *sc, int p, size_t count, int inplace, c
  * a rank more combining steps than prefix-suffix without it. */
 START_TEST(test_prefix_suffix_inverse)
 {
+    if (unit_shard_skip(_i))
+        return;
     const int p = _i;
     cs_sched *sc = sim_scheds_new(p), one;
     char what[96];
@@ -437,6 +444,8 @@ static int win_sched_same(const cs_sched *a, const cs_sched *b)
  * cheapest (cs_window_method_choose), for every n and r of p. */
 START_TEST(test_window_rows)
 {
+    if (unit_shard_skip(_i))
+        return;
     const int p = _i;
     const cs_model model = {.alpha = 1.0e-6, .beta = 1.0e-9, .rho = 5.0e-11, .gamma = 1.0e-10};
     cs_config cfg;
@@ -517,6 +526,8 @@ END_TEST
  */
 START_TEST(test_window_block_exchange)
 {
+    if (unit_shard_skip(_i))
+        return;
     const int p = _i;
     const cs_alg *rows[2] = {win_row(CS_COLL_WINDOW_BLOCK, "prefix-suffix"),
                              win_row(CS_COLL_WINDOW_BLOCK, "prefix-differences")};
