@@ -70,7 +70,7 @@ int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched 
     const int inplace_root = rank == root && (prob->flags & CS_PROB_INPLACE);
     cs_buf acc = inplace_root ? CS_BUF_RECV : CS_BUF_SEND, slots = CS_BUF_TMP0;
     size_t at = 0; /* where acc holds the run */
-    int rounds, sent = 0;
+    int rounds;
 
     if (p == 1) {
         cs_sched_round(s);
@@ -82,11 +82,10 @@ int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched 
     for (int t = 0; t < rounds; t++, d *= r) {
         const long long digit = (rank / d) % r;
         cs_sched_round(s);
-        if (sent || rank % d)
+        if (rank % d) /* sent its run in an earlier round */
             continue;
         if (digit) {
             cs_sched_send(s, (int)(rank - digit * d), acc, at, m);
-            sent = 1;
             continue;
         }
         int c = 0;
