@@ -82,10 +82,12 @@ static int cs_parse_size(const char *text, size_t *out, size_t max)
     return 0;
 }
 
+/* A quoted value that fits; a longer one is refused, never cut (two collectives or algorithms
+ * must not read as one). */
 static int cs_set_string(char *dst, size_t size, const char *value, int quoted)
 {
-    const size_t n = strnlen(value, size - 1);
-    if (!quoted)
+    const size_t n = strnlen(value, size);
+    if (!quoted || n == size)
         return -1;
     memcpy(dst, value, n);
     dst[n] = '\0';

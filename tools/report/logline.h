@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 typedef struct cs_logline {
-    char coll[16];    /* "alltoall", "allreduce", "reduce", "window", "window_block" */
+    char coll[32];    /* "alltoall", "allreduce", "reduce", "window", "window_block" */
     char alg[128];    /* as logged: "native", "butterfly:k=0", "multiphase:1,1" */
     int p;            /* the communicator's size */
     int n;            /* the window on window lines, else 0 */
