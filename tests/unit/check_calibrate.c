@@ -16,6 +16,7 @@
 #include "calibrate/derive.h"
 #include "config/config.h"
 #include "config/config_internal.h"
+#include "config/config_yaml.h"
 #include "model/fit.h"
 #include "select/select.h"
 
@@ -339,6 +340,44 @@ START_TEST(test_write_defaults)
 }
 END_TEST
 
+/* Every key of the schema is in the written file (a rule-less section included): a key the
+ * writer forgets would fall back to its default when a calibrated file is read back. */
+static void check_section_written(yaml_document_t *doc, yaml_node_t *map, const cs_section *sec,
+                                  const char *where)
+{
+    ck_assert_msg(map && map->type == YAML_MAPPING_NODE, "%s: not a mapping in the written file", where);
+    for (size_t k = 0; k < sec->nkeys; k++) {
+        const cs_key *key = &sec->keys[k];
+        yaml_node_t *value = NULL;
+        for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
+            yaml_node_t *name = yaml_document_get_node(doc, pr->key);
+            if (name->type == YAML_SCALAR_NODE && !strcmp((const char *)name->data.scalar.value, key->name))
+                value = yaml_document_get_node(doc, pr->value);
+        }
+        ck_assert_msg(value, "cs_config_write leaves out %s (in %s)", key->name, where);
+        if (key->sub)
+            check_section_written(doc, value, key->sub, key->name);
+    }
+}
+
+START_TEST(test_write_every_key)
+{
+    static cs_config cfg, back;
+    static char text[16384];
+    yaml_parser_t parser;
+    yaml_document_t doc;
+
+    cs_config_defaults(&cfg);
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert(yaml_parser_initialize(&parser));
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+    ck_assert(yaml_parser_load(&parser, &doc));
+    check_section_written(&doc, yaml_document_get_root_node(&doc), &cs_config_schema, "the top level");
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+}
+END_TEST
+
 Suite *make_calibrate_suite(void)
 {
     Suite *s = suite_create("calibrate");
@@ -358,6 +397,7 @@ Suite *make_calibrate_suite(void)
     tc = tcase_create("write");
     tcase_add_test(tc, test_write_round_trip);
     tcase_add_test(tc, test_write_defaults);
+    tcase_add_test(tc, test_write_every_key);
     suite_add_tcase(s, tc);
     return s;
 }
