@@ -3,7 +3,7 @@
  *
  *   mpiexec -n P collshim-calibrate [-o machine.yaml] [--quick | --budget 20m]
  *                                   [--sizes LIST] [--comm-sizes LIST] [--alltoall-max BYTES]
- *                                   [--reps N] [--noise F]
+ *                                   [--reps N] [--noise F] [--colls LIST]
  *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick] [...]
  *
  * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
@@ -64,6 +64,7 @@ typedef struct cal_opts {
     int qs[CAL_MAX_Q]; /* --comm-sizes; 0 of them: the world and sub-communicators */
     int nqs;
     size_t a2a_max; /* --alltoall-max: an alltoall of more bytes per rank (block x p) is not timed */
+    unsigned colls; /* --colls: bit c for each collective timed (default all) */
 } cal_opts;
 
 static int rank, world;
@@ -90,7 +91,9 @@ static void usage(FILE *f)
                    "  --comm-sizes LIST communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
                    "  --alltoall-max B  time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
                    "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
-                   "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n",
+                   "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n"
+                   "  --colls LIST      the collectives to time, e.g. allreduce,reduce (default all three); the\n"
+                   "                    others get no rules: collshim's model decides them under the fitted costs\n",
                 CAL_MAX_SIZES, CAL_MAX_Q, CS_CAL_MAX_REPS);
 }
 
@@ -108,6 +111,25 @@ static double parse_duration(const char *s)
     else if (*end == 's')
         end++;
     return *end ? -1 : v;
+}
+
+/* "allreduce,reduce": a bit per collective named; 0 if a name is not one. */
+static unsigned parse_colls(const char *s)
+{
+    unsigned bits = 0;
+    while (*s) {
+        const size_t n = strcspn(s, ",");
+        int found = 0;
+        for (int c = 0; c < CS_COLL_LAST; c++) {
+            const char *name = cs_coll_name((cs_coll)c);
+            if (strlen(name) == n && !strncmp(s, name, n))
+                bits |= 1u << c, found = 1;
+        }
+        if (!found)
+            return 0;
+        s += n + (s[n] == ',');
+    }
+    return bits;
 }
 
 /* An increasing list "8,1K,64K" (K, M: powers of 1024) in [lo, hi]; its length, or -1. */
@@ -135,7 +157,8 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
 {
     int reps = 0;
     double noise = -1;
-    *o = (cal_opts){.out = "collshim-machine.yaml", .reps = 11, .target = 2e-3, .noise = 0.03, .a2a_max = CAL_A2A_MAX};
+    *o = (cal_opts){.out = "collshim-machine.yaml", .reps = 11, .target = 2e-3, .noise = 0.03, .a2a_max = CAL_A2A_MAX,
+                    .colls = (1u << CS_COLL_LAST) - 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--quick")) {
@@ -166,6 +189,8 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
         else if (!strcmp(a, "--reps") && (reps = atoi(v)) >= 1 && reps <= CS_CAL_MAX_REPS)
             continue;
         else if (!strcmp(a, "--noise") && (noise = atof(v)) >= 0 && noise < 1)
+            continue;
+        else if (!strcmp(a, "--colls") && (o->colls = parse_colls(v)) != 0)
             continue;
         else
             return -1;
@@ -545,6 +570,8 @@ static int measure_comm(cal_state *st, int q)
     PMPI_Comm_rank(c.comm, &c.rank);
     memset(&cache, 0, sizeof cache);
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
+        if (!(st->o->colls & (1u << coll)))
+            continue;
         const int a2a = coll == CS_COLL_ALLTOALL;
         const size_t *sizes = st->o->nsizes ? st->o->sizes
                               : a2a ? (st->o->quick ? a2a_quick : a2a_full)
