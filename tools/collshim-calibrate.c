@@ -390,6 +390,7 @@ static int comm_sizes(int p, int *q)
 
 typedef struct cal_row {
     cs_cal_path path;
+    const char *given;                   /* parameters given (cs_alg.measured), or NULL: tuned */
     double predicted, predicted_default; /* under the fitted model and the built-in one */
     cs_decision d;                       /* --verify: select's decision under the file */
 } cal_row;
@@ -421,16 +422,26 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
         return n;
     }
     const cs_alg *const *table = cs_alg_table(prob->coll, &nalgs);
-    for (int i = 0; i < nalgs && n < CAL_MAX_PATHS; i++) {
-        if (!table[i]->cost || cs_select_restriction(table[i], prob))
+    for (int i = 0; i < nalgs; i++) {
+        const cs_alg *alg = table[i];
+        if (!alg->cost || cs_select_restriction(alg, prob))
             continue;
-        cal_row *r = &rows[n++];
-        r->path.alg = table[i];
-        cs_params_init(&r->path.params);
-        if (table[i]->tune)
-            table[i]->tune(&st->cfg.model, prob, &r->path.params);
-        r->predicted = table[i]->cost(&st->cfg.model, prob, &r->path.params);
-        r->predicted_default = table[i]->cost(&st->defaults, prob, &r->path.params);
+        /* the row as the model tunes it, then each of its measured parameters */
+        for (int v = -1; v < 0 || (alg->measured && alg->measured[v]); v++) {
+            if (n == CAL_MAX_PATHS)
+                return n;
+            cal_row *r = &rows[n];
+            r->path.alg = alg;
+            r->given = v < 0 ? NULL : alg->measured[v];
+            cs_params_init(&r->path.params);
+            if (r->given && alg->parse(r->given, &r->path.params) != 0)
+                continue;
+            if (alg->tune)
+                alg->tune(&st->cfg.model, prob, &r->path.params);
+            r->predicted = alg->cost(&st->cfg.model, prob, &r->path.params);
+            r->predicted_default = alg->cost(&st->defaults, prob, &r->path.params);
+            n++;
+        }
     }
     return n;
 }
@@ -526,6 +537,7 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
     cs_cal_cell cell = {.p = c->p, .bytes = prob.bytes};
     if (best > 0) {
         cell.best = rows[best].path.alg;
+        cell.best_given = rows[best].given;
         cell.model = rows[model].path.alg;
         cell.best_native = ratio_of(&rows[best].path, &rows[0].path, o->reps, o->noise);
         cell.model_best = ratio_of(&rows[model].path, &rows[best].path, o->reps, o->noise);
@@ -540,8 +552,10 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         for (int k = 0; k < n; k++)
             print_row(&prob, &rows[k], &rows[0], o->reps,
                       k == 0 ? "" : k == best && k == model ? "best, model" : k == best ? "best" : k == model ? "model" : "");
-        printf("%-9s %5d %8zu  -> %s%s%s (%s)\n", cs_coll_name(coll), c->p, prob.bytes,
+        printf("%-9s %5d %8zu  -> %s%s%s%s%s (%s)\n", cs_coll_name(coll), c->p, prob.bytes,
                choice == CS_CHOICE_NATIVE ? "native" : choice == CS_CHOICE_AUTO ? "auto" : alg->name,
+               choice == CS_CHOICE_FORCED && cell.best_given ? ":" : "",
+               choice == CS_CHOICE_FORCED && cell.best_given ? cell.best_given : "",
                choice == CS_CHOICE_AUTO ? ": " : "", choice == CS_CHOICE_AUTO ? cell.model->name : "", why);
     }
     return 0;

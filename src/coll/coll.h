@@ -89,6 +89,10 @@ typedef struct cs_alg {
      * it cannot run (prefix-suffix for prefix-suffix-inverse); NULL: the
      * model chooses among the others. */
     const struct cs_alg *instead;
+    /* Optional: parameters collshim-calibrate also times, each as a path of
+     * its own ("r=8", NULL-terminated), where the model cannot choose them
+     * (a radix that pays off when a node takes several messages at once). */
+    const char *const *measured;
 } cs_alg;
 
 /*

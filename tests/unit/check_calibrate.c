@@ -216,6 +216,39 @@ START_TEST(test_rules_bands_and_p)
 }
 END_TEST
 
+extern const cs_alg cs_reduce_knomial, cs_reduce_binomial;
+
+/* Parameters a row has measured (cs_alg.measured) go into its rules; the same row with other
+ * parameters is a band of its own, and so is a p whose bands differ only in them. */
+START_TEST(test_rules_measured_params)
+{
+    const cs_alg *K = &cs_reduce_knomial, *B = &cs_reduce_binomial;
+    cs_cal_cell cells[] = {
+        cell(96, 8, K, B, 0.5, 2), cell(96, 512, K, B, 0.6, 2), cell(96, 4096, K, B, 0.9, 1.2),
+        cell(96, 32768, B, B, 0.95, 1), cell(97, 8, K, B, 0.5, 2), cell(97, 512, K, B, 0.6, 2),
+        cell(97, 4096, K, B, 0.9, 1.2), cell(97, 32768, B, B, 0.95, 1),
+    };
+    const char *given[] = {"r=16", "r=16", "r=8", NULL, "r=16", "r=8", "r=8", NULL};
+    for (int i = 0; i < NELEMS(cells); i++)
+        cells[i].best_given = given[i];
+    cs_rule rules[CS_MAX_RULES];
+    int cut;
+    const int n = cs_cal_rules(cells, NELEMS(cells), rules, CS_MAX_RULES, &cut);
+    ck_assert_int_eq(cut, 0);
+    ck_assert_int_eq(n, 6); /* p = 97 differs from 96 in the radix at 512 B only */
+    ck_assert(rules[0].alg == K && rules[0].params.radix == 16 && rules[0].bytes.hi == 1448);
+    ck_assert(rules[1].alg == K && rules[1].params.radix == 8 && rules[1].bytes.lo == 1449 && rules[1].bytes.hi == 11585);
+    ck_assert(rules[2].choice == CS_CHOICE_AUTO && rules[2].p_hi == 96 && rules[2].bytes.lo == 11586);
+    ck_assert(rules[3].p_lo == 97 && rules[3].params.radix == 16 && rules[3].bytes.hi == 64);
+    ck_assert(rules[4].alg == K && rules[4].params.radix == 8 && rules[4].bytes.lo == 65);
+    /* written and read back: "knomial:r=16" */
+    char spec[64];
+    cs_alg_spec(rules[0].alg, &rules[0].params, spec, sizeof spec);
+    ck_assert_str_eq(spec, "knomial:r=16");
+    ck_assert_int_eq(rules[0].params.k, -1); /* the rest as the model tunes it */
+}
+END_TEST
+
 START_TEST(test_rules_limit)
 {
     const cs_alg *E = &cs_allreduce_elimination;
@@ -393,6 +426,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_cell_choice);
     tcase_add_test(tc, test_rules_bands_and_p);
     tcase_add_test(tc, test_rules_limit);
+    tcase_add_test(tc, test_rules_measured_params);
     suite_add_tcase(s, tc);
     tc = tcase_create("write");
     tcase_add_test(tc, test_write_round_trip);

@@ -54,8 +54,14 @@ cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const 
 typedef struct cs_cal_band {
     cs_choice choice;
     const cs_alg *alg;
+    const char *given; /* the algorithm's given parameters ("r=8"), or NULL */
     cs_range bytes;
 } cs_cal_band;
+
+static int cs_cal_same_given(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
 
 /* The bands of one p: cells[0..n) sorted by bytes. Returns how many. */
 static int cs_cal_bands(const cs_cal_cell *cells, int n, cs_cal_band *band)
@@ -65,12 +71,13 @@ static int cs_cal_bands(const cs_cal_cell *cells, int n, cs_cal_band *band)
         const char *why;
         const cs_alg *alg;
         const cs_choice choice = cs_cal_cell_choice(&cells[i], &alg, &why);
+        const char *given = alg ? cells[i].best_given : NULL;
         const size_t lo = i == 0 ? 0 : (size_t)floor(sqrt((double)cells[i - 1].bytes * (double)cells[i].bytes)) + 1;
-        if (nb && band[nb - 1].choice == choice && band[nb - 1].alg == alg)
+        if (nb && band[nb - 1].choice == choice && band[nb - 1].alg == alg && cs_cal_same_given(band[nb - 1].given, given))
             continue;
         if (nb)
             band[nb - 1].bytes.hi = lo - 1;
-        band[nb++] = (cs_cal_band){.choice = choice, .alg = alg, .bytes = {lo, cells[i].bytes}};
+        band[nb++] = (cs_cal_band){.choice = choice, .alg = alg, .given = given, .bytes = {lo, cells[i].bytes}};
     }
     if (nb) /* up to the largest size measured: above it no rule, so the library */
         band[nb - 1].bytes.hi = cells[n - 1].bytes;
@@ -82,8 +89,8 @@ static int cs_cal_bands_same(const cs_cal_band *a, int na, const cs_cal_band *b,
     if (na != nb)
         return 0;
     for (int i = 0; i < na; i++)
-        if (a[i].choice != b[i].choice || a[i].alg != b[i].alg || a[i].bytes.lo != b[i].bytes.lo ||
-            a[i].bytes.hi != b[i].bytes.hi)
+        if (a[i].choice != b[i].choice || a[i].alg != b[i].alg || !cs_cal_same_given(a[i].given, b[i].given) ||
+            a[i].bytes.lo != b[i].bytes.lo || a[i].bytes.hi != b[i].bytes.hi)
             return 0;
     return 1;
 }
@@ -124,6 +131,8 @@ int cs_cal_rules(const cs_cal_cell *cells, int n, cs_rule *rules, int max, int *
                 r->bytes = cur[b].bytes;
                 r->choice = cur[b].choice;
                 r->alg = cur[b].alg;
+                if (r->alg && cur[b].given && r->alg->parse)
+                    r->alg->parse(cur[b].given, &r->params);
             }
         }
         memcpy(prev, cur, (size_t)nb * sizeof *cur);

@@ -35,6 +35,7 @@ typedef struct cs_cal_cell {
     int p;
     size_t bytes;
     const cs_alg *best;       /* the fastest of ours measured; NULL: none ran */
+    const char *best_given;   /* its parameters if they were given (cs_alg.measured: "r=8"), else NULL */
     const cs_alg *model;      /* the model's choice among ours; NULL: none */
     cs_cal_ratio best_native; /* t_best / t_native */
     cs_cal_ratio model_best;  /* t_model / t_best */

@@ -146,4 +146,5 @@ const cs_alg cs_reduce_knomial = {
     .cost = cs_reduce_knomial_cost,
     .build = cs_reduce_knomial_build,
     .format = cs_params_format_radix,
+    .measured = (const char *const[]){"r=8", "r=16", NULL},
 };
