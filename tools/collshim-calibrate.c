@@ -438,6 +438,11 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
                 continue;
             if (alg->tune)
                 alg->tune(&st->cfg.model, prob, &r->path.params);
+            int again = 0; /* the same parameters in effect as a path before it (r = 8 and 16 at p = 4) */
+            for (int k = 1; k < n && !again; k++)
+                again = rows[k].path.alg == alg && !memcmp(&rows[k].path.params, &r->path.params, sizeof r->path.params);
+            if (again)
+                continue;
             r->predicted = alg->cost(&st->cfg.model, prob, &r->path.params);
             r->predicted_default = alg->cost(&st->defaults, prob, &r->path.params);
             n++;

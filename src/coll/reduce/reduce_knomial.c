@@ -129,9 +129,13 @@ static int cs_reduce_knomial_build(const cs_problem *prob, const cs_params *para
     return cs_reduce_knomial_build_r(prob, cs_knomial_radix(params), rank, s);
 }
 
+/* The radix in effect: one above p builds the tree of r = p (every rank a child of
+ * rank 0 in one round), so the log and collshim-calibrate name it so. */
 static void cs_reduce_knomial_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
     params->radix = cs_knomial_radix(params);
+    if (params->radix > prob->p)
+        params->radix = prob->p < 2 ? 2 : prob->p;
 }
 
 const cs_alg cs_reduce_knomial = {
