@@ -92,13 +92,17 @@ static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_
 }
 
 /* The model's choice at one size, ignoring per-call restrictions other than
- * p, the operator and exactness (contiguity is checked at the call). */
+ * p, the operator and exactness (contiguity is checked at the call). The
+ * size is bytes of 1-byte elements: the breakpoints serve every datatype of
+ * the variant (with the call's element size and count = bytes, a schedule-
+ * priced reduce was priced at elem times its size). */
 static int cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes)
 {
     cs_problem prob = *variant;
     cs_params params;
     double cost;
     prob.bytes = prob.count = bytes;
+    prob.elem = 1;
     prob.flags |= CS_PROB_CONTIG;
     int i = cs_select_cheapest(model, &prob, &params, &cost);
     return i < 0 ? 0 : i;

@@ -164,6 +164,49 @@ START_TEST(test_breakpoints_agree_with_model)
 }
 END_TEST
 
+/* The model's price of row i on the call itself (its count and element size). */
+static double price_on_call(const cs_problem *prob, int i)
+{
+    int n;
+    cs_params params;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    if (!table[i]->cost || cs_select_restriction(table[i], prob))
+        return INFINITY;
+    cs_params_init(&params);
+    if (table[i]->tune)
+        table[i]->tune(&cfg.model, prob, &params);
+    return table[i]->cost(&cfg.model, prob, &params);
+}
+
+/* Calls of 4- and 8-byte elements: what the breakpoints choose is, priced on the call, within
+ * 1% of the cheapest row (the breakpoints are made in bytes; when they priced a reduce of
+ * doubles at 8 times its size, binomial won where elimination costs a third of it). */
+START_TEST(test_breakpoints_any_element_size)
+{
+    const int ps[] = {3, 5, 6, 7, 12, 96};
+    const size_t elems[] = {4, 8};
+    for (int i = 0; i < 6; i++)
+        for (int e = 0; e < 2; e++)
+            for (cs_coll coll = CS_COLL_ALLREDUCE; coll < CS_COLL_LAST; coll++) {
+                const cs_problem variant = problem(coll, ps[i], 1, elems[e], CS_PROB_COMMUTATIVE);
+                cs_breakpoints bp = {0};
+                int n;
+                cs_breakpoints_compute(&cfg.model, &variant, &bp);
+                cs_alg_table(coll, &n);
+                for (size_t count = 1; count < ((size_t)1 << 22); count = count * 3 + 1) {
+                    const cs_problem call = problem(coll, ps[i], count, elems[e], CS_PROB_COMMUTATIVE);
+                    const int chosen = cs_breakpoints_lookup(&bp, call.bytes);
+                    double best = INFINITY;
+                    for (int a = 0; a < n; a++)
+                        best = fmin(best, price_on_call(&call, a));
+                    const double got = price_on_call(&call, chosen);
+                    ck_assert_msg(got <= best * 1.01, "%s p = %d, %zu x %zu B: breakpoint's choice %g s, cheapest %g s",
+                                  cs_coll_name(coll), ps[i], count, elems[e], got, best);
+                }
+            }
+}
+END_TEST
+
 /* Tuning: a threshold b gives the k halving rounds whose blocks exceed b; no
  * b gives the k of least cost (checked against every k). */
 /* A rule of <coll>.rules for the tests: p range, bytes range, choice. */
@@ -319,6 +362,7 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_native_ranges);
     tcase_add_test(tc, test_noncontig_declined);
     tcase_add_test(tc, test_breakpoints_agree_with_model);
+    tcase_add_test(tc, test_breakpoints_any_element_size);
     tcase_add_test(tc, test_butterfly_tune);
     tcase_add_test(tc, test_rules);
     tcase_add_test(tc, test_linear_by_rule_only);
