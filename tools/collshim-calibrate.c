@@ -3,7 +3,7 @@
  *
  *   mpiexec -n P collshim-calibrate [-o machine.yaml] [--quick | --budget 20m]
  *                                   [--sizes LIST] [--comm-sizes LIST] [--alltoall-max BYTES]
- *                                   [--reps N] [--noise F] [--colls LIST]
+ *                                   [--reps N] [--noise F] [--colls LIST] [--skip LIST]
  *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick] [...]
  *
  * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
@@ -65,6 +65,7 @@ typedef struct cal_opts {
     int nqs;
     size_t a2a_max; /* --alltoall-max: an alltoall of more bytes per rank (block x p) is not timed */
     unsigned colls; /* --colls: bit c for each collective timed (default all) */
+    const char *skip; /* --skip: algorithms of ours not timed, "linear,direct" */
 } cal_opts;
 
 static int rank, world;
@@ -93,7 +94,8 @@ static void usage(FILE *f)
                    "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
                    "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n"
                    "  --colls LIST      the collectives to time, e.g. allreduce,reduce (default all three); the\n"
-                   "                    others get no rules: collshim's model decides them under the fitted costs\n",
+                   "                    others get no rules: collshim's model decides them under the fitted costs\n"
+                   "  --skip LIST       algorithms of ours not to time, e.g. linear (never a rule's choice)\n",
                 CAL_MAX_SIZES, CAL_MAX_Q, CS_CAL_MAX_REPS);
 }
 
@@ -130,6 +132,34 @@ static unsigned parse_colls(const char *s)
         s += n + (s[n] == ',');
     }
     return bits;
+}
+
+/* Is name one of --skip's comma-separated names? */
+static int skipped(const cal_opts *o, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *s = o->skip; s && *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ',')) {
+        if (strcspn(s, ",") == n && !strncmp(s, name, n))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does every name of the list name a row of our tables? */
+static int known_algs(const char *list)
+{
+    for (const char *s = list; *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ',')) {
+        const size_t n = strcspn(s, ",");
+        int found = 0, nalgs;
+        for (int c = 0; c < CS_COLL_LAST && !found; c++) {
+            const cs_alg *const *table = cs_alg_table((cs_coll)c, &nalgs);
+            for (int i = 0; i < nalgs && !found; i++)
+                found = table[i]->build && strlen(table[i]->name) == n && !strncmp(s, table[i]->name, n);
+        }
+        if (!found)
+            return 0;
+    }
+    return *list != '\0';
 }
 
 /* An increasing list "8,1K,64K" (K, M: powers of 1024) in [lo, hi]; its length, or -1. */
@@ -192,6 +222,8 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
             continue;
         else if (!strcmp(a, "--colls") && (o->colls = parse_colls(v)) != 0)
             continue;
+        else if (!strcmp(a, "--skip") && known_algs(v))
+            o->skip = v;
         else
             return -1;
     }
@@ -424,7 +456,7 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     const cs_alg *const *table = cs_alg_table(prob->coll, &nalgs);
     for (int i = 0; i < nalgs; i++) {
         const cs_alg *alg = table[i];
-        if (!alg->cost || cs_select_restriction(alg, prob))
+        if (!alg->cost || cs_select_restriction(alg, prob) || skipped(st->o, alg->name))
             continue;
         /* the row as the model tunes it, then each of its measured parameters */
         for (int v = -1; v < 0 || (alg->measured && alg->measured[v]); v++) {
