@@ -115,51 +115,63 @@ static double parse_duration(const char *s)
     return *end ? -1 : v;
 }
 
+/* The next name of a comma-separated list ("linear,direct"): its length; *s moves past it
+ * and its comma, *name points at it. */
+static size_t list_next(const char **s, const char **name)
+{
+    const size_t n = strcspn(*s, ",");
+    *name = *s;
+    *s += n + ((*s)[n] == ',');
+    return n;
+}
+
 /* "allreduce,reduce": a bit per collective named; 0 if a name is not one. */
 static unsigned parse_colls(const char *s)
 {
     unsigned bits = 0;
+    const char *t;
     while (*s) {
-        const size_t n = strcspn(s, ",");
-        int found = 0;
-        for (int c = 0; c < CS_COLL_LAST; c++) {
-            const char *name = cs_coll_name((cs_coll)c);
-            if (strlen(name) == n && !strncmp(s, name, n))
-                bits |= 1u << c, found = 1;
-        }
-        if (!found)
+        const size_t n = list_next(&s, &t);
+        int c = 0;
+        while (c < CS_COLL_LAST && (strlen(cs_coll_name((cs_coll)c)) != n || strncmp(t, cs_coll_name((cs_coll)c), n)))
+            c++;
+        if (c == CS_COLL_LAST)
             return 0;
-        s += n + (s[n] == ',');
+        bits |= 1u << c;
     }
     return bits;
 }
 
-/* Is name one of --skip's comma-separated names? */
+/* Is name one of --skip's names? */
 static int skipped(const cal_opts *o, const char *name)
 {
-    const size_t n = strlen(name);
-    for (const char *s = o->skip; s && *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ',')) {
-        if (strcspn(s, ",") == n && !strncmp(s, name, n))
+    const char *s = o->skip ? o->skip : "", *t;
+    while (*s) {
+        const size_t n = list_next(&s, &t);
+        if (n == strlen(name) && !strncmp(t, name, n))
             return 1;
     }
     return 0;
 }
 
-/* Does every name of the list name a row of our tables? */
-static int known_algs(const char *list)
+/* Does every name of the list name one of our algorithms? */
+static int known_algs(const char *s)
 {
-    for (const char *s = list; *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ',')) {
-        const size_t n = strcspn(s, ",");
+    const char *t;
+    if (!*s)
+        return 0;
+    while (*s) {
+        const size_t n = list_next(&s, &t);
         int found = 0, nalgs;
         for (int c = 0; c < CS_COLL_LAST && !found; c++) {
             const cs_alg *const *table = cs_alg_table((cs_coll)c, &nalgs);
             for (int i = 0; i < nalgs && !found; i++)
-                found = table[i]->build && strlen(table[i]->name) == n && !strncmp(s, table[i]->name, n);
+                found = table[i]->build && strlen(table[i]->name) == n && !strncmp(t, table[i]->name, n);
         }
         if (!found)
             return 0;
     }
-    return *list != '\0';
+    return 1;
 }
 
 /* An increasing list "8,1K,64K" (K, M: powers of 1024) in [lo, hi]; its length, or -1. */
