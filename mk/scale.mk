@@ -26,7 +26,7 @@ SCALE_RESULTS ?= bench/smpi/results
 scale: smpi
 	scripts/collshim-scale --plan full --budget $(SCALE_BUDGET) --jobs $(SCALE_JOBS) --reps 1 --warm 1 --build $(B) --out $(SCALE_OUT)
 	@mkdir -p $(SCALE_RESULTS)
-	cp $(SCALE_OUT)/table.txt $(SCALE_OUT)/raw.txt $(SCALE_OUT)/cut.txt $(SCALE_OUT)/plan.txt $(SCALE_RESULTS)/
+	cp $(SCALE_OUT)/table.txt $(SCALE_OUT)/raw.txt $(SCALE_OUT)/cut.txt $(SCALE_OUT)/plan.txt $(SCALE_OUT)/wall.txt $(SCALE_RESULTS)/
 	cp $(SCALE_OUT)/salg-failed.txt $(SCALE_RESULTS)/smpi-algs-left-out.txt
 	for f in $(SCALE_OUT)/machine.*.yaml; do case $$f in *.log.yaml) ;; *) cp $$f $(SCALE_RESULTS)/ ;; esac; done
 	@echo "make scale: results in $(SCALE_RESULTS)/ (table.txt)"

@@ -3,7 +3,8 @@
  *
  *   mpiexec -n P collshim-calibrate [-o machine.yaml] [--quick | --budget 20m]
  *                                   [--sizes LIST] [--comm-sizes LIST] [--alltoall-max BYTES]
- *                                   [--reps N] [--noise F] [--colls LIST] [--skip LIST]
+ *                                   [--reps N] [--noise F] [--target SECONDS] [--colls LIST]
+ *                                   [--skip LIST]
  *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick] [...]
  *
  * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
@@ -93,6 +94,8 @@ static void usage(FILE *f)
                    "  --alltoall-max B  time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
                    "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
                    "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n"
+                   "  --target S        seconds one timing should last, in calls (default 0.002, --quick 0.0003);\n"
+                   "                    0: one call per timing (a deterministic simulator such as SMPI)\n"
                    "  --colls LIST      the collectives to time, e.g. allreduce,reduce (default all three); the\n"
                    "                    others get no rules: collshim's model decides them under the fitted costs\n"
                    "  --skip LIST       algorithms of ours not to time, e.g. linear (never a rule's choice)\n",
@@ -174,6 +177,14 @@ static int known_algs(const char *s)
     return 1;
 }
 
+/* A number in [0, below) that is all of s: 1, or 0. */
+static int parse_fraction(const char *s, double *v, double below)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && !*end && *v >= 0 && *v < below;
+}
+
 /* An increasing list "8,1K,64K" (K, M: powers of 1024) in [lo, hi]; its length, or -1. */
 static int parse_list(const char *s, size_t *out, int max, size_t lo, size_t hi)
 {
@@ -198,7 +209,7 @@ static int parse_list(const char *s, size_t *out, int max, size_t lo, size_t hi)
 static int parse_opts(int argc, char **argv, cal_opts *o)
 {
     int reps = 0;
-    double noise = -1;
+    double noise = -1, target = -1;
     *o = (cal_opts){.out = "collshim-machine.yaml", .reps = 11, .target = 2e-3, .noise = 0.03, .a2a_max = CAL_A2A_MAX,
                     .colls = (1u << CS_COLL_LAST) - 1};
     for (int i = 1; i < argc; i++) {
@@ -230,7 +241,9 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
             continue;
         else if (!strcmp(a, "--reps") && (reps = atoi(v)) >= 1 && reps <= CS_CAL_MAX_REPS)
             continue;
-        else if (!strcmp(a, "--noise") && (noise = atof(v)) >= 0 && noise < 1)
+        else if (!strcmp(a, "--noise") && parse_fraction(v, &noise, 1.0))
+            continue;
+        else if (!strcmp(a, "--target") && parse_fraction(v, &target, 10.0))
             continue;
         else if (!strcmp(a, "--colls") && (o->colls = parse_colls(v)) != 0)
             continue;
@@ -245,6 +258,8 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
         o->reps = reps;
     if (noise >= 0)
         o->noise = noise;
+    if (target >= 0)
+        o->target = target;
     return 0;
 }
 
@@ -434,7 +449,7 @@ static int comm_sizes(int p, int *q)
 
 typedef struct cal_row {
     cs_cal_path path;
-    const char *given;                   /* parameters given (cs_alg.measured), or NULL: tuned */
+    char given[48]; /* parameters given (cs_alg.measured, or the built-in model's), or "": tuned */
     double predicted, predicted_default; /* under the fitted model and the built-in one */
     cs_decision d;                       /* --verify: select's decision under the file */
 } cal_row;
@@ -444,11 +459,27 @@ typedef struct cal_state {
     cs_config cfg;     /* the fitted model (calibration) or the file (--verify) */
     cs_model defaults; /* the built-in model, for the error before calibration */
     cs_cal_cell cells[CS_COLL_LAST][CAL_MAX_CELLS];
+    char given[CS_COLL_LAST][CAL_MAX_CELLS][48]; /* each cell's best_given */
     int ncells[CS_COLL_LAST];
     double err_fit[4096], err_default[4096];
     int nerr;
     int verify_cells, verify_slower;
 } cal_state;
+
+/* Does a row before rows[n] run what rows[n] would (the same algorithm and parameters in effect)? */
+static int timed_before(const cal_row *rows, int n, const cal_row *r)
+{
+    char spec[128], other[128];
+    cs_alg_spec(r->path.alg, &r->path.params, spec, sizeof spec);
+    for (int k = 1; k < n; k++) {
+        if (rows[k].path.alg != r->path.alg)
+            continue;
+        cs_alg_spec(rows[k].path.alg, &rows[k].path.params, other, sizeof other);
+        if (!strcmp(spec, other))
+            return 1;
+    }
+    return 0;
+}
 
 /* The paths of a cell: the library, then ours that can run it (calibration)
  * or what select decides under the file (--verify). Returns how many. */
@@ -470,22 +501,32 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
         const cs_alg *alg = table[i];
         if (!alg->cost || cs_select_restriction(alg, prob) || skipped(st->o, alg->name))
             continue;
-        /* the row as the model tunes it, then each of its measured parameters */
-        for (int v = -1; v < 0 || (alg->measured && alg->measured[v]); v++) {
+        /* the row as the fitted model tunes it; as the built-in model does (where the fit
+         * misjudges a parameter, the other may measure faster: a rule then gives it); then
+         * each of its measured parameters. Parameters in effect that a path before it has
+         * too (r = 8 and 16 at p = 4) are timed once. */
+        for (int v = -2; v < 0 || (alg->measured && alg->measured[v]); v++) {
             if (n == CAL_MAX_PATHS)
                 return n;
             cal_row *r = &rows[n];
             r->path.alg = alg;
-            r->given = v < 0 ? NULL : alg->measured[v];
+            r->given[0] = '\0';
             cs_params_init(&r->path.params);
-            if (r->given && alg->parse(r->given, &r->path.params) != 0)
+            if (v == -1 && alg->tune && alg->format) {
+                alg->tune(&st->defaults, prob, &r->path.params);
+                if (alg->format(&r->path.params, r->given, sizeof r->given) <= 0)
+                    continue;
+                cs_params_init(&r->path.params);
+            } else if (v == -1) {
+                continue;
+            } else if (v >= 0) {
+                snprintf(r->given, sizeof r->given, "%s", alg->measured[v]);
+            }
+            if (r->given[0] && alg->parse(r->given, &r->path.params) != 0)
                 continue;
             if (alg->tune)
                 alg->tune(&st->cfg.model, prob, &r->path.params);
-            int again = 0; /* the same parameters in effect as a path before it (r = 8 and 16 at p = 4) */
-            for (int k = 1; k < n && !again; k++)
-                again = rows[k].path.alg == alg && !memcmp(&rows[k].path.params, &r->path.params, sizeof r->path.params);
-            if (again)
+            if (timed_before(rows, n, r))
                 continue;
             r->predicted = alg->cost(&st->cfg.model, prob, &r->path.params);
             r->predicted_default = alg->cost(&st->defaults, prob, &r->path.params);
@@ -586,7 +627,8 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
     cs_cal_cell cell = {.p = c->p, .bytes = prob.bytes};
     if (best > 0) {
         cell.best = rows[best].path.alg;
-        cell.best_given = rows[best].given;
+        if (rows[best].given[0] && st->ncells[coll] < CAL_MAX_CELLS)
+            cell.best_given = strcpy(st->given[coll][st->ncells[coll]], rows[best].given);
         cell.model = rows[model].path.alg;
         cell.best_native = ratio_of(&rows[best].path, &rows[0].path, o->reps, o->noise);
         cell.model_best = ratio_of(&rows[model].path, &rows[best].path, o->reps, o->noise);

@@ -249,6 +249,37 @@ START_TEST(test_rules_measured_params)
 }
 END_TEST
 
+/* Parameters the built-in model tuned, which measured faster than the fitted model's (a ring's
+ * halving rounds), go into the rule whole, and read back as given: the fitted model then keeps
+ * them (select tunes a rule's algorithm under the file's model). */
+START_TEST(test_rules_tuned_params)
+{
+    const cs_alg *G = &cs_allreduce_ring;
+    cs_cal_cell cells[] = {cell(96, 512, G, G, 0.9, 1), cell(96, 4096, G, G, 0.83, 1.5),
+                           cell(96, 32768, G, G, 0.74, 1.45)};
+    cells[1].best_given = "k=3,rmax=3";
+    cells[2].best_given = "k=5,rmax=3";
+    cs_rule rules[CS_MAX_RULES];
+    int cut;
+    ck_assert_int_eq(cs_cal_rules(cells, NELEMS(cells), rules, CS_MAX_RULES, &cut), 3);
+    ck_assert(rules[0].choice == CS_CHOICE_AUTO);
+    ck_assert(rules[1].choice == CS_CHOICE_FORCED && rules[1].alg == G);
+    ck_assert_int_eq(rules[1].params.k, 3);
+    ck_assert_int_eq(rules[2].params.k, 5);
+    ck_assert_int_eq(rules[2].params.rmax, 3);
+    cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 96, .count = 4096, .elem = 8, .bytes = 32768,
+                       .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    cs_params params = rules[2].params;
+    G->tune(&cfg.model, &prob, &params);
+    ck_assert_int_eq(params.k, 5);
+    char spec[64];
+    cs_alg_spec(G, &rules[1].params, spec, sizeof spec);
+    ck_assert_str_eq(spec, "ring:k=3,rmax=3");
+}
+END_TEST
+
 START_TEST(test_rules_limit)
 {
     const cs_alg *E = &cs_allreduce_elimination;
@@ -427,6 +458,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_rules_bands_and_p);
     tcase_add_test(tc, test_rules_limit);
     tcase_add_test(tc, test_rules_measured_params);
+    tcase_add_test(tc, test_rules_tuned_params);
     suite_add_tcase(s, tc);
     tc = tcase_create("write");
     tcase_add_test(tc, test_write_round_trip);
