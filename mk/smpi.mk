@@ -40,7 +40,7 @@ $(SMPI_B)/obj/%.o: %.c | smpi-toolchain
 	$(SMPICC) $(SMPI_LIBFLAGS) -MMD -MP -c -o $@ $<
 
 # smpimain finds main by name: the benchmark keeps default visibility.
-$(SMPI_B)/obj/bench/smpi/%.o: bench/smpi/%.c bench/bench_stats.h | smpi-toolchain
+$(SMPI_B)/obj/bench/smpi/%.o: bench/smpi/%.c bench/bench_stats.h tools/calibrate/common_start.h | smpi-toolchain
 	@mkdir -p $(dir $@)
 	$(SMPICC) -std=c11 -D_GNU_SOURCE -DCS_BENCH_SYNC_CLOCKS=1 $(SMPI_CFLAGS) $(WARN) -Wno-unused-function -fPIC -c -o $@ $<
 

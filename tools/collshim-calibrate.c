@@ -40,6 +40,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "calibrate/common_start.h"
 #include "calibrate/derive.h"
 #include "calibrate/measure.h"
 #include "config/config.h"
@@ -663,7 +664,7 @@ static int cmp_cell(const void *a, const void *b)
 /* Every collective on the first q ranks of the world. */
 static int measure_comm(cal_state *st, int q)
 {
-    cs_cal_comm c = {.comm = MPI_COMM_NULL, .priv = MPI_COMM_NULL};
+    cs_cal_comm c = {.comm = MPI_COMM_NULL, .priv = MPI_COMM_NULL, .global_clock = cs_clock_is_global(), .slack = 1e-6};
     static cs_select_cache cache;
     int rc = 0;
 

@@ -49,8 +49,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../../tools/calibrate/common_start.h"
 #include "../bench_stats.h"
 
 /* mk/smpi.mk defines it to 1: a timing starts on every rank at one simulated instant. */
@@ -258,32 +258,11 @@ static void check(bench_call *c, void *want, const char *label, size_t bytes)
     die("results differ from the MPI library's; aborting");
 }
 
-/*
- * Under SMPI every rank reads the same simulated clock, so a timing can start on every rank at
- * one instant: the ranks agree on the latest of their clocks (a max-allreduce) and each sleeps
- * (in simulated time) until that instant plus a slack longer than the agreement takes; the time
- * of a call is then from that common start to the last rank's end. A barrier start instead
- * lets ranks leave the barrier at different instants, and a rank that leaves late starts its
- * clock late: an algorithm could look faster than its critical path (-t barrier, the only
- * choice on a real machine, whose clocks differ).
- */
+/* Under SMPI every rank reads the same simulated clock, so a timing starts on every rank at one
+ * instant (common_start.h); a barrier start lets a rank that leaves it late start its clock
+ * late, and an algorithm could look faster than its critical path (-t barrier, the only choice
+ * on a real machine, whose clocks differ). */
 static double sync_slack = 1e-6;
-
-/* The common start; *late: this rank reached it after it had passed (the slack was short). */
-static double sync_start(int *late)
-{
-    double now = PMPI_Wtime(), latest;
-    PMPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    const double start = latest + sync_slack;
-    now = PMPI_Wtime();
-    *late = now > start;
-    if (start > now) {
-        const double dt = start - now;
-        struct timespec ts = {.tv_sec = (time_t)dt, .tv_nsec = (long)((dt - (double)(time_t)dt) * 1e9)};
-        nanosleep(&ts, NULL); /* SMPI: smpi_nanosleep, simulated time */
-    }
-    return start;
-}
 
 /* Seconds per call of `calls` calls: from the common start (or, with -t barrier, this rank's
  * exit from a barrier) to the last rank's end. A timing whose start some rank missed is done
@@ -292,7 +271,7 @@ static double time_calls(const bench_call *c, int calls)
 {
     for (;;) {
         int late = 0;
-        const double t0 = sync_clocks ? sync_start(&late) : bench_start();
+        const double t0 = sync_clocks ? cs_common_start(MPI_COMM_WORLD, sync_slack, &late) : bench_start();
         for (int i = 0; i < calls; i++)
             if (run(c) != MPI_SUCCESS)
                 die("a collective failed");

@@ -19,6 +19,8 @@ typedef struct cs_cal_comm {
     MPI_Comm comm, priv;
     int p, rank;
     cs_scratch scratch;
+    int global_clock; /* every rank reads one clock (MPI_WTIME_IS_GLOBAL): timings start at one instant */
+    double slack;     /* how long before that instant the ranks agree on it (grows when one is late) */
 } cs_cal_comm;
 
 /* One way to run the call: the library's collective (alg NULL or native) or ours. */
