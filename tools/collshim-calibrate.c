@@ -48,6 +48,7 @@
 #include "select/select.h"
 
 #define CAL_MAX_Q 8       /* communicator sizes measured */
+#define CAL_GIVEN 48      /* a row's given parameters, "k=3,rmax=3" */
 #define CAL_MAX_SIZES 12  /* message sizes per collective */
 #define CAL_MAX_PATHS 12  /* the library and ours */
 #define CAL_MAX_CELLS (CAL_MAX_Q * CAL_MAX_SIZES)
@@ -450,7 +451,7 @@ static int comm_sizes(int p, int *q)
 
 typedef struct cal_row {
     cs_cal_path path;
-    char given[48]; /* parameters given (cs_alg.measured, or the built-in model's), or "": tuned */
+    char given[CAL_GIVEN];               /* parameters given (cs_alg.measured, or the built-in model's), or "" */
     double predicted, predicted_default; /* under the fitted model and the built-in one */
     cs_decision d;                       /* --verify: select's decision under the file */
 } cal_row;
@@ -460,7 +461,7 @@ typedef struct cal_state {
     cs_config cfg;     /* the fitted model (calibration) or the file (--verify) */
     cs_model defaults; /* the built-in model, for the error before calibration */
     cs_cal_cell cells[CS_COLL_LAST][CAL_MAX_CELLS];
-    char given[CS_COLL_LAST][CAL_MAX_CELLS][48]; /* each cell's best_given */
+    char given[CS_COLL_LAST][CAL_MAX_CELLS][CAL_GIVEN]; /* each cell's best_given */
     int ncells[CS_COLL_LAST];
     double err_fit[4096], err_default[4096];
     int nerr;
@@ -513,13 +514,13 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
             r->path.alg = alg;
             r->given[0] = '\0';
             cs_params_init(&r->path.params);
-            if (v == -1 && alg->tune && alg->format) {
+            if (v == -1) {
+                if (!alg->tune || !alg->format)
+                    continue;
                 alg->tune(&st->defaults, prob, &r->path.params);
                 if (alg->format(&r->path.params, r->given, sizeof r->given) <= 0)
                     continue;
                 cs_params_init(&r->path.params);
-            } else if (v == -1) {
-                continue;
             } else if (v >= 0) {
                 snprintf(r->given, sizeof r->given, "%s", alg->measured[v]);
             }
