@@ -264,25 +264,17 @@ static void check(bench_call *c, void *want, const char *label, size_t bytes)
  * on a real machine, whose clocks differ). */
 static double sync_slack = 1e-6;
 
+static void run_or_die(void *c)
+{
+    if (run(c) != MPI_SUCCESS)
+        die("a collective failed");
+}
+
 /* Seconds per call of `calls` calls: from the common start (or, with -t barrier, this rank's
- * exit from a barrier) to the last rank's end. A timing whose start some rank missed is done
- * again with four times the slack. */
+ * exit from a barrier) to the last rank's end (common_start.h). */
 static double time_calls(const bench_call *c, int calls)
 {
-    for (;;) {
-        int late = 0;
-        const double t0 = sync_clocks ? cs_common_start(MPI_COMM_WORLD, sync_slack, &late) : bench_start();
-        for (int i = 0; i < calls; i++)
-            if (run(c) != MPI_SUCCESS)
-                die("a collective failed");
-        if (!sync_clocks)
-            return bench_per_call(t0, calls);
-        double mine[2] = {PMPI_Wtime(), late}, all[2];
-        PMPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (all[1] == 0)
-            return (all[0] - t0) / calls;
-        sync_slack *= 4;
-    }
+    return cs_timed_calls(MPI_COMM_WORLD, sync_clocks, &sync_slack, calls, run_or_die, (void *)c);
 }
 
 static void measure(bench_call *c, const opts *o, size_t bytes, const char *label, double *t)

@@ -3,7 +3,7 @@
  * simulator such as SimGrid's SMPI). The ranks agree on the latest of their clocks (a
  * max-allreduce) and each sleeps until that instant plus a slack longer than the agreement
  * takes (nanosleep: simulated time under SMPI); a call's time is then from that instant to the
- * last rank's end. A barrier start instead lets ranks leave the barrier at different instants:
+ * last rank's end (cs_timed_calls, which starts from a barrier where the clocks differ). A barrier start instead lets ranks leave the barrier at different instants:
  * a rank that leaves late starts its clock late, and one call's time is mostly that skew. Used
  * by collshim-calibrate (tools/calibrate/measure.c) and the scale lab's benchmark
  * (bench/smpi/collshim_smpi_bench.c).
@@ -29,6 +29,32 @@ static inline double cs_common_start(MPI_Comm comm, double slack, int *late)
         nanosleep(&ts, NULL);
     }
     return start;
+}
+
+/* Seconds per call of `calls` calls of call(arg) on comm, the slowest rank's. global: from a
+ * common start to the last rank's end (a timing some rank started late is done again with four
+ * times *slack); else each rank from its exit from a barrier. */
+static inline double cs_timed_calls(MPI_Comm comm, int global, double *slack, int calls, void (*call)(void *),
+                                    void *arg)
+{
+    for (;;) {
+        int late = 0;
+        double t0;
+        if (global) {
+            t0 = cs_common_start(comm, *slack, &late);
+        } else {
+            PMPI_Barrier(comm);
+            t0 = PMPI_Wtime();
+        }
+        for (int i = 0; i < calls; i++)
+            call(arg);
+        const double end = PMPI_Wtime();
+        double mine[2] = {global ? end : (end - t0) / calls, late}, all[2];
+        PMPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm);
+        if (all[1] == 0)
+            return global ? (all[0] - t0) / calls : all[0];
+        *slack *= 4;
+    }
 }
 
 /* Does every rank of MPI_COMM_WORLD read one clock? */

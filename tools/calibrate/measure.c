@@ -50,30 +50,28 @@ static int cs_cal_run(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *path,
     return cs_exec_run(&path->sched, &x);
 }
 
-/* The slowest rank's seconds per call of `calls` calls of a path: from a common start where the
- * clocks are one (common_start.h; a timing some rank started late is done again with four
- * times the slack), else each rank from its exit from a barrier. */
+/* One call of a path, for cs_timed_calls. */
+typedef struct cs_cal_call {
+    cs_cal_comm *c;
+    const cs_problem *prob;
+    cs_cal_path *path;
+    const void *send;
+    void *recv;
+} cs_cal_call;
+
+static void cs_cal_call_once(void *arg)
+{
+    cs_cal_call *k = arg;
+    cs_cal_run(k->c, k->prob, k->path, k->send, k->recv);
+}
+
+/* The slowest rank's seconds per call of `calls` calls of a path (common_start.h: from one
+ * instant where the clocks are one, else from a barrier). */
 static double cs_cal_timed(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *path, const void *send, void *recv,
                            int calls)
 {
-    for (;;) {
-        int late = 0;
-        double t0;
-        if (c->global_clock) {
-            t0 = cs_common_start(c->comm, c->slack, &late);
-        } else {
-            PMPI_Barrier(c->comm);
-            t0 = PMPI_Wtime();
-        }
-        for (int i = 0; i < calls; i++)
-            cs_cal_run(c, prob, path, send, recv);
-        const double end = PMPI_Wtime();
-        double mine[2] = {c->global_clock ? end : (end - t0) / calls, late}, all[2];
-        PMPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm);
-        if (all[1] == 0)
-            return c->global_clock ? (all[0] - t0) / calls : all[0];
-        c->slack *= 4;
-    }
+    cs_cal_call k = {c, prob, path, send, recv};
+    return cs_timed_calls(c->comm, c->global_clock, &c->slack, calls, cs_cal_call_once, &k);
 }
 
 /* Our result against the library's, where the rank has one; 0 if the same on every rank. */
