@@ -27,7 +27,7 @@ $(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o
 endif
 
 .PHONY: check-calibrate
-check-calibrate: $(B)/collshim-calibrate $(YIELD)
+check-calibrate: $(B)/collshim-calibrate $(B)/collshim-model $(YIELD)
 	MPIEXEC="$(MPIEXEC)" tests/tools/check-collshim-calibrate $(B)
 
 CHECK_EXTRA += check-calibrate
