@@ -50,7 +50,8 @@
 #define CAL_MAX_Q 8       /* communicator sizes measured */
 #define CAL_GIVEN 48      /* a row's given parameters, "k=3,rmax=3" */
 #define CAL_MAX_SIZES 12  /* message sizes per collective */
-#define CAL_MAX_PATHS 12  /* the library and ours */
+#define CAL_MAX_PATHS 24  /* the library and ours */
+#define CAL_MAX_GIVENS 8  /* parameter sets a row is timed with */
 #define CAL_MAX_CELLS (CAL_MAX_Q * CAL_MAX_SIZES)
 #define CAL_A2A_MAX ((size_t)64 << 20) /* alltoall: bytes a rank sends in one call, by default */
 #define CAL_BUSY_ALPHA 50e-6 /* an intra-node start-up above this: the ranks wait for cores */
@@ -483,6 +484,39 @@ static int timed_before(const cal_row *rows, int n, const cal_row *r)
     return 0;
 }
 
+/*
+ * The parameter sets a row is timed with, as its parse reads them: "" (as the
+ * fitted model tunes it); as the built-in model does (where the fit misjudges
+ * a parameter, the other may measure faster: a rule then gives it); the fitted
+ * model's split stages k one fewer and one more (the halving threshold trades
+ * start-ups for bytes, and a network whose links are shared, or serve several
+ * messages at once, moves it where neither model sees: ring at p = 96 on
+ * 8-rank nodes, 512 B: k = 0 as both models tune it, 1.03 of Open MPI's;
+ * k = 2, 0.97); then each of its measured parameters. Returns how many.
+ */
+static int row_givens(const cal_state *st, const cs_alg *alg, const cs_problem *prob,
+                      char given[CAL_MAX_GIVENS][CAL_GIVEN])
+{
+    int n = 0;
+    cs_params params;
+    given[n++][0] = '\0';
+    if (alg->tune && alg->format) {
+        cs_params_init(&params);
+        alg->tune(&st->defaults, prob, &params);
+        n += alg->format(&params, given[n], CAL_GIVEN) > 0;
+        cs_params_init(&params);
+        alg->tune(&st->cfg.model, prob, &params);
+        for (int dk = -1; dk <= 1 && params.k >= 0; dk += 2) {
+            cs_params near = params;
+            near.k += dk;
+            n += near.k >= 0 && alg->format(&near, given[n], CAL_GIVEN) > 0;
+        }
+    }
+    for (int v = 0; alg->measured && alg->measured[v] && n < CAL_MAX_GIVENS; v++)
+        snprintf(given[n++], CAL_GIVEN, "%s", alg->measured[v]);
+    return n;
+}
+
 /* The paths of a cell: the library, then ours that can run it (calibration)
  * or what select decides under the file (--verify). Returns how many. */
 static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *cache, cal_row *rows)
@@ -501,29 +535,18 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     const cs_alg *const *table = cs_alg_table(prob->coll, &nalgs);
     for (int i = 0; i < nalgs; i++) {
         const cs_alg *alg = table[i];
+        char given[CAL_MAX_GIVENS][CAL_GIVEN];
         if (!alg->cost || cs_select_restriction(alg, prob) || skipped(st->o, alg->name))
             continue;
-        /* the row as the fitted model tunes it; as the built-in model does (where the fit
-         * misjudges a parameter, the other may measure faster: a rule then gives it); then
-         * each of its measured parameters. Parameters in effect that a path before it has
-         * too (r = 8 and 16 at p = 4) are timed once. */
-        for (int v = -2; v < 0 || (alg->measured && alg->measured[v]); v++) {
+        /* Parameters in effect that a path before it has too (r = 8 and 16 at p = 4) are timed once. */
+        const int ng = row_givens(st, alg, prob, given);
+        for (int v = 0; v < ng; v++) {
             if (n == CAL_MAX_PATHS)
                 return n;
             cal_row *r = &rows[n];
             r->path.alg = alg;
-            r->given[0] = '\0';
+            memcpy(r->given, given[v], sizeof r->given);
             cs_params_init(&r->path.params);
-            if (v == -1) {
-                if (!alg->tune || !alg->format)
-                    continue;
-                alg->tune(&st->defaults, prob, &r->path.params);
-                if (alg->format(&r->path.params, r->given, sizeof r->given) <= 0)
-                    continue;
-                cs_params_init(&r->path.params);
-            } else if (v >= 0) {
-                snprintf(r->given, sizeof r->given, "%s", alg->measured[v]);
-            }
             if (r->given[0] && alg->parse(r->given, &r->path.params) != 0)
                 continue;
             if (alg->tune)

@@ -1,6 +1,6 @@
 /*
  * Algorithm parameters as written after the name: "b=4096", "k=2",
- * "rmax=5", "r=4", joined by commas. Each row accepts the keys it knows.
+ * "rmax=5", "r=4", "l=2", joined by commas. Each row accepts the keys it knows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@ static const struct {
     {"k", CS_PARAM_K, 62},
     {"rmax", CS_PARAM_RMAX, 7},
     {"r", CS_PARAM_R, 1 << 30},
+    {"l", CS_PARAM_L, 62},
 };
 
 static void cs_param_set(cs_params *params, unsigned bit, long long v)
@@ -27,8 +28,10 @@ static void cs_param_set(cs_params *params, unsigned bit, long long v)
         params->k = (int)v;
     else if (bit == CS_PARAM_RMAX)
         params->rmax = (int)v;
-    else
+    else if (bit == CS_PARAM_R)
         params->radix = (int)v;
+    else
+        params->levels = (int)v;
 }
 
 int cs_params_parse(const char *args, unsigned keys, cs_params *params)
@@ -56,7 +59,7 @@ int cs_params_parse(const char *args, unsigned keys, cs_params *params)
 
 int cs_params_format(const cs_params *params, unsigned keys, char *buf, size_t size)
 {
-    const long long v[] = {params->b, params->k, params->rmax, params->radix};
+    const long long v[] = {params->b, params->k, params->rmax, params->radix, params->levels};
     int n = 0;
     if (size)
         buf[0] = '\0';
@@ -95,4 +98,18 @@ int cs_params_parse_radix(const char *args, cs_params *params)
 int cs_params_format_radix(const cs_params *params, char *buf, size_t size)
 {
     return cs_params_format(params, CS_PARAM_R, buf, size);
+}
+
+int cs_params_parse_radix_or_levels(const char *args, cs_params *params)
+{
+    if (cs_params_parse(args, CS_PARAM_R | CS_PARAM_L, params))
+        return -1;
+    const int radix_only = params->radix >= 2 && params->levels < 0;
+    const int levels_only = params->levels >= 1 && params->radix < 0;
+    return radix_only || levels_only ? 0 : -1;
+}
+
+int cs_params_format_radix_or_levels(const cs_params *params, char *buf, size_t size)
+{
+    return cs_params_format(params, CS_PARAM_R | CS_PARAM_L, buf, size);
 }

@@ -3,7 +3,7 @@
 
 #include "coll/coll.h"
 
-enum { CS_PARAM_B = 1u << 0, CS_PARAM_K = 1u << 1, CS_PARAM_RMAX = 1u << 2, CS_PARAM_R = 1u << 3 };
+enum { CS_PARAM_B = 1u << 0, CS_PARAM_K = 1u << 1, CS_PARAM_RMAX = 1u << 2, CS_PARAM_R = 1u << 3, CS_PARAM_L = 1u << 4 };
 
 /* Parse "key=value,..." with the keys allowed; 0, or -1 if anything is off. */
 int cs_params_parse(const char *args, unsigned keys, cs_params *params);
@@ -20,5 +20,8 @@ int cs_params_format_bkr(const cs_params *params, char *buf, size_t size);
 /* ... and the rows whose one parameter is a radix r >= 2 (bruck, knomial). */
 int cs_params_parse_radix(const char *args, cs_params *params);
 int cs_params_format_radix(const cs_params *params, char *buf, size_t size);
+/* ... and knomial's: a radix r >= 2, or the tree's rounds l >= 1, not both. */
+int cs_params_parse_radix_or_levels(const char *args, cs_params *params);
+int cs_params_format_radix_or_levels(const cs_params *params, char *buf, size_t size);
 
 #endif

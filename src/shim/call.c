@@ -25,8 +25,8 @@ static int cs_problem_same(const cs_problem *a, const cs_problem *b)
 /* Every parameter a builder reads (the face_* fields are derived from parts). */
 static int cs_params_same(const cs_params *a, const cs_params *b)
 {
-    if (a->b != b->b || a->k != b->k || a->rmax != b->rmax || a->radix != b->radix || a->factors != b->factors ||
-        a->nparts != b->nparts)
+    if (a->b != b->b || a->k != b->k || a->rmax != b->rmax || a->radix != b->radix || a->levels != b->levels ||
+        a->factors != b->factors || a->nparts != b->nparts)
         return 0;
     for (int i = 0; i < a->nparts; i++)
         if (a->parts[i] != b->parts[i])

@@ -168,6 +168,7 @@ static void fz_check_params(cs_coll c, const cs_coll_config *cc)
     FZ_CHECK(p->rmax >= -1 && p->rmax <= 7, "%s: rmax = %d", cs_coll_name(c), p->rmax);
     FZ_CHECK(p->nparts >= 0 && p->nparts <= CS_MAX_PARTS, "%s: nparts = %d", cs_coll_name(c), p->nparts);
     FZ_CHECK(p->radix == -1 || p->radix >= 2, "%s: radix = %d", cs_coll_name(c), p->radix);
+    FZ_CHECK(p->levels == -1 || (p->levels >= 1 && p->radix == -1), "%s: levels = %d", cs_coll_name(c), p->levels);
     if (p->factors) {
         /* Factors of p (4x4x6): each at least 1, their product a communicator size. */
         long long product = 1;
@@ -198,7 +199,7 @@ static void fz_check_params(cs_coll c, const cs_coll_config *cc)
         FZ_CHECK(cs_alg_lookup(c, spec, &again, &why) == cc->alg, "'%s' does not parse back: %s", spec,
                  why ? why : "?");
         FZ_CHECK(again.b == p->b && again.k == p->k && again.rmax == p->rmax && again.nparts == p->nparts &&
-                     again.factors == p->factors && again.radix == p->radix &&
+                     again.factors == p->factors && again.radix == p->radix && again.levels == p->levels &&
                      memcmp(again.parts, p->parts, (size_t)p->nparts * sizeof p->parts[0]) == 0,
                  "'%s' parses back to other parameters", spec);
     }

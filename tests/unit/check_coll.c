@@ -32,7 +32,7 @@ enum { NMODELS = sizeof(coll_models) / sizeof(coll_models[0]) };
 /* Parameters as a configuration may force them; a row whose parse rejects one
  * is not run with it. */
 static const char *const coll_specs[] = {"b=0", "b=64", "b=4096", "b=1152921504606846976", "k=0", "k=1", "k=2",
-                                         "r=2", "r=3", "r=5"};
+                                         "r=2", "r=3", "r=5", "l=1", "l=2", "l=3"};
 enum { NSPECS = sizeof(coll_specs) / sizeof(coll_specs[0]) };
 
 /* ------------------------------------------------------------- helpers */
@@ -129,7 +129,7 @@ static cs_problem coll_problem(cs_coll coll, int p, size_t count, unsigned flags
 static bool coll_params_equal(const cs_params *a, const cs_params *b, bool with_b)
 {
     if ((with_b && a->b != b->b) || a->k != b->k || a->nparts != b->nparts || a->factors != b->factors ||
-        a->radix != b->radix)
+        a->radix != b->radix || a->levels != b->levels)
         return false;
     for (int i = 0; i < a->nparts && i < CS_MAX_PARTS; i++)
         if (a->parts[i] != b->parts[i])
@@ -335,6 +335,10 @@ static const lookup_case lookup_cases[] = {
     {CS_COLL_ALLTOALL, "bruck:r=4", true, -1},
     {CS_COLL_ALLTOALL, "bruck:r=1", false, 0},
     {CS_COLL_ALLTOALL, "bruck:k=1", false, 0},
+    {CS_COLL_ALLTOALL, "bruck:l=2", false, 0}, /* rounds: knomial's only */
+    {CS_COLL_REDUCE, "knomial:l=2", true, -1},
+    {CS_COLL_REDUCE, "knomial:l=0", false, 0},
+    {CS_COLL_REDUCE, "knomial:r=4,l=2", false, 0}, /* a radix or rounds, not both */
     {CS_COLL_ALLTOALL, "multiphase:4x4x6", true, -1},
     {CS_COLL_ALLTOALL, "multiphase:4x", false, 0},
     {CS_COLL_ALLTOALL, "butterfly", false, 0}, /* not an alltoall */
@@ -415,6 +419,36 @@ START_TEST(test_format_round_trip)
 }
 END_TEST
 
+/* knomial:l=L is the tree of at most L rounds with the least radix: r^L >= p > (r - 1)^L
+ * (r = 2 where even 2 has L rounds to spare), and the log and a rule name it r=R. */
+START_TEST(test_knomial_levels)
+{
+    const cs_alg *alg = NULL;
+    int n;
+    const cs_alg *const *table = cs_alg_table(CS_COLL_REDUCE, &n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(table[i]->name, "knomial"))
+            alg = table[i];
+    ck_assert_ptr_nonnull(alg);
+    for (int levels = 1; levels <= 4; levels++)
+        for (int p = 2; p <= 4096; p++) {
+            char spec[16], args[64];
+            cs_params params;
+            cs_params_init(&params);
+            snprintf(spec, sizeof spec, "l=%d", levels);
+            ck_assert_int_eq(alg->parse(spec, &params), 0);
+            const cs_problem prob = coll_problem(CS_COLL_REDUCE, p, 1, CS_PROB_CONTIG, 0);
+            alg->tune(&coll_models[0], &prob, &params);
+            const int r = params.radix;
+            ck_assert_msg(pow(r, levels) >= p && (r == 2 || pow(r - 1, levels) < p), "p = %d, l=%d: r = %d", p,
+                          levels, r);
+            alg->format(&params, args, sizeof args);
+            snprintf(spec, sizeof spec, "r=%d", r);
+            ck_assert_str_eq(args, spec);
+        }
+}
+END_TEST
+
 /* Every table starts with its native row, which has no schedule. */
 START_TEST(test_tables)
 {
@@ -440,6 +474,7 @@ Suite *make_coll_suite(void)
     TCase *tc = tcase_create("lookup");
     tcase_add_test(tc, test_tables);
     tcase_add_loop_test(tc, test_lookup, 0, NLOOKUP);
+    tcase_add_test(tc, test_knomial_levels);
     tcase_add_loop_test(tc, test_format_round_trip, 0, NSPECS + 1);
     suite_add_tcase(suite, tc);
 

@@ -21,7 +21,12 @@
  * Under the model (1-ported) the children's messages of a round arrive one
  * after another, so r > 2 never beats binomial there; where a node takes
  * several messages at once (several links, shared memory), collshim-calibrate
- * measures it and its rules pick it. Without r=R the radix is 4.
+ * measures it and its rules pick it. Without r=R the radix is 4; l=L asks
+ * for the tree of L rounds instead, with the least radix that has them
+ * (r^L >= p: at p = 96, l=2 is r = 10 and l=3 is r = 5), so that a rule
+ * measured at one p says the same shape at another: a round whose parent
+ * has only a few children (r = 8 at p = 96: 7, 7, then 1) costs a whole
+ * round for little.
  *
  * Restrictions: contiguous datatype. Any operator, any root, MPI_IN_PLACE
  * at the root.
@@ -35,6 +40,8 @@
  *   sum_t c_t A + alpha + beta m  root != 0 (rank 0 forwards the result)
  *   p = 1: rho m, or 0 in place.
  */
+#include <math.h>
+
 #include "coll/coll.h"
 #include "coll/params.h"
 #include "coll/reduce/knomial.h"
@@ -114,41 +121,61 @@ int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched 
     return s->error;
 }
 
-static int cs_knomial_radix(const cs_params *params)
+/* The least radix whose tree has at most L rounds at p: the least r >= 2 with
+ * r^L >= p, searched up from just below p^(1/L) (rounding). */
+static int cs_knomial_radix_of_levels(int p, int levels)
 {
-    return params->radix >= 2 ? params->radix : 4;
+    const int below = (int)pow((double)p, 1.0 / levels) - 1;
+    for (int r = below > 2 ? below : 2;; r++) {
+        long long reach = 1;
+        for (int i = 0; i < levels && reach < p; i++)
+            reach *= r;
+        if (reach >= p)
+            return r;
+    }
+}
+
+/* r=R, else the least radix with l=L rounds, else 4. */
+static int cs_knomial_radix(const cs_problem *prob, const cs_params *params)
+{
+    if (params->radix >= 2)
+        return params->radix;
+    return params->levels >= 1 ? cs_knomial_radix_of_levels(prob->p, params->levels) : 4;
 }
 
 static double cs_reduce_knomial_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    return cs_reduce_knomial_cost_r(model, prob, cs_knomial_radix(params));
+    return cs_reduce_knomial_cost_r(model, prob, cs_knomial_radix(prob, params));
 }
 
 static int cs_reduce_knomial_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
 {
-    return cs_reduce_knomial_build_r(prob, cs_knomial_radix(params), rank, s);
+    return cs_reduce_knomial_build_r(prob, cs_knomial_radix(prob, params), rank, s);
 }
 
-/* The radix in effect: one above p builds the tree of r = p (every rank a child of
- * rank 0 in one round), so the log and collshim-calibrate name it so. */
+/* The radix in effect, as r=R (the log and collshim-calibrate name it so): l=L's
+ * radix at this p; one above p builds the tree of r = p (every rank a child of
+ * rank 0 in one round). */
 static void cs_reduce_knomial_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    params->radix = cs_knomial_radix(params);
+    params->radix = cs_knomial_radix(prob, params);
+    params->levels = -1;
     if (params->radix > prob->p)
         params->radix = prob->p < 2 ? 2 : prob->p;
 }
 
 const cs_alg cs_reduce_knomial = {
     .name = "knomial",
-    .description = "k-nomial tree in rank order, radix r (knomial:r=8; 4 if not given), one-way, ceil(log_r p) "
-                   "rounds of up to r - 1 children at once (+1 for a root other than 0)",
+    .description = "k-nomial tree in rank order, radix r (knomial:r=8; 4 if not given) or the least radix with l "
+                   "rounds (knomial:l=2), one-way, ceil(log_r p) rounds of up to r - 1 children at once (+1 for a "
+                   "root other than 0)",
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_CONTIG,
-    .parse = cs_params_parse_radix,
-    .syntax = "expected r=<radix>, a radix of at least 2 (knomial:r=8)",
+    .parse = cs_params_parse_radix_or_levels,
+    .syntax = "expected r=<radix>, a radix of at least 2 (knomial:r=8), or l=<rounds>, at least 1 (knomial:l=2)",
     .tune = cs_reduce_knomial_tune,
     .cost = cs_reduce_knomial_cost,
     .build = cs_reduce_knomial_build,
-    .format = cs_params_format_radix,
-    .measured = (const char *const[]){"r=8", "r=16", NULL},
+    .format = cs_params_format_radix_or_levels,
+    .measured = (const char *const[]){"r=8", "r=16", "l=2", "l=3", NULL},
 };
