@@ -492,7 +492,7 @@ static int timed_before(const cal_row *rows, int n, const cal_row *r)
  * start-ups for bytes, and a network whose links are shared, or serve several
  * messages at once, moves it where neither model sees: ring at p = 96 on
  * 8-rank nodes, 512 B: k = 0 as both models tune it, 1.03 of Open MPI's;
- * k = 2, 0.97); then each of its measured parameters. Returns how many.
+ * k = 1, 0.98); then each of its measured parameters. Returns how many.
  */
 static int row_givens(const cal_state *st, const cs_alg *alg, const cs_problem *prob,
                       char given[CAL_MAX_GIVENS][CAL_GIVEN])

@@ -423,20 +423,14 @@ END_TEST
  * (r = 2 where even 2 has L rounds to spare), and the log and a rule name it r=R. */
 START_TEST(test_knomial_levels)
 {
-    const cs_alg *alg = NULL;
-    int n;
-    const cs_alg *const *table = cs_alg_table(CS_COLL_REDUCE, &n);
-    for (int i = 0; i < n; i++)
-        if (!strcmp(table[i]->name, "knomial"))
-            alg = table[i];
-    ck_assert_ptr_nonnull(alg);
     for (int levels = 1; levels <= 4; levels++)
         for (int p = 2; p <= 4096; p++) {
-            char spec[16], args[64];
+            char spec[32], args[64];
+            const char *why = NULL;
             cs_params params;
-            cs_params_init(&params);
-            snprintf(spec, sizeof spec, "l=%d", levels);
-            ck_assert_int_eq(alg->parse(spec, &params), 0);
+            snprintf(spec, sizeof spec, "knomial:l=%d", levels);
+            const cs_alg *alg = cs_alg_lookup(CS_COLL_REDUCE, spec, &params, &why);
+            ck_assert_msg(alg, "%s: %s", spec, why ? why : "rejected");
             const cs_problem prob = coll_problem(CS_COLL_REDUCE, p, 1, CS_PROB_CONTIG, 0);
             alg->tune(&coll_models[0], &prob, &params);
             const int r = params.radix;

@@ -3,8 +3,9 @@
  * simulator such as SimGrid's SMPI). The ranks agree on the latest of their clocks (a
  * max-allreduce) and each sleeps until that instant plus a slack longer than the agreement
  * takes (nanosleep: simulated time under SMPI); a call's time is then from that instant to the
- * last rank's end (cs_timed_calls, which starts from a barrier where the clocks differ). A barrier start instead lets ranks leave the barrier at different instants:
- * a rank that leaves late starts its clock late, and one call's time is mostly that skew. Used
+ * last rank's end (cs_timed_calls, which starts from a barrier where the clocks differ). A
+ * barrier start instead lets ranks leave the barrier at different instants: a rank that leaves
+ * late starts its clock late, and one call's time is mostly that skew. Used
  * by collshim-calibrate (tools/calibrate/measure.c) and the scale lab's benchmark
  * (bench/smpi/collshim_smpi_bench.c).
  */
