@@ -1,8 +1,8 @@
 # collshim: make, make check, make demo, make install. MPICC, PREFIX overridable.
 
-MPICC   ?= mpicc
-MPIF90  ?= mpif90
-MPIEXEC ?= mpiexec
+MPICC   ?= mpicc.mpich
+MPIF90  ?= mpif90.mpich
+MPIEXEC ?= mpiexec.mpich
 PREFIX  ?= /usr/local
 PKG_CONFIG ?= pkg-config
 
