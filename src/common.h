@@ -61,19 +61,46 @@ static inline int cs_log2_exact(int x)
 }
 
 /*
- * The machine model (DESIGN.md): a message of m bytes costs alpha + beta*m;
- * copying m bytes locally costs rho*m; combining m bytes with an operator
- * costs gamma*m. Seconds, and seconds per byte.
+ * The machine model (DESIGN.md, "Cost model"): a message of m bytes costs
+ * alpha + beta*m, a rank's concurrent messages overlap their alpha and queue
+ * their bytes on its link (beta per byte, per direction); a rank pays
+ * overhead (LogGP's o) of its own time for every message it posts; copying
+ * m bytes locally costs rho*m; combining m bytes with an operator costs
+ * gamma*m. Seconds, and seconds per byte. With overhead 0 and one message
+ * per direction per round it is the papers' model. A schedule's price is
+ * its critical path (sched/pricer.h).
  */
 typedef struct cs_model {
     double alpha;
     double beta;
     double rho;
     double gamma;
+    double overhead; /* o: seconds of the poster's time per message posted */
+    /* Messages between ranks of one node (node_levels set): their own alpha
+     * and beta, on a path of their own (shared memory, not the network). */
+    double alpha_node, beta_node;
+    int node_levels;
+    /* select keeps the MPI library's collective unless ours is predicted
+     * cheaper by this fraction of the library's price (0 <= margin < 1). */
+    double margin;
     /* Bokhari's hulls under this model, built once with the configuration
      * (model/hull.h); NULL: computed when asked. */
     const struct cs_hull_table *hulls;
 } cs_model;
+
+/*
+ * The model as a schedule of pairwise rounds sees it: each round of such a
+ * schedule posts one receive and one send per rank, so its overhead is two
+ * posts added to alpha, and the papers' closed forms hold with that alpha
+ * (direct, multiphase, standard, bruck, the butterfly allreduce).
+ */
+static inline cs_model cs_model_pairwise(const cs_model *model)
+{
+    cs_model pairwise = *model;
+    pairwise.alpha += 2 * model->overhead;
+    pairwise.overhead = 0.0;
+    return pairwise;
+}
 
 /* Properties of one call that are equal on every rank (flags of cs_problem). */
 enum {

@@ -94,6 +94,11 @@ typedef struct cs_alg {
      * its own ("r=8", NULL-terminated), where the model cannot choose them
      * (a radix that pays off when a node takes several messages at once). */
     const char *const *measured;
+    /* 1: cost is the critical path of the schedules build makes, as the
+     * event pricer finds it (sched/pricer.h; the pricer suite checks it for
+     * every p up to 64 and more); 0: the slowest rank's sum over its rounds,
+     * which cannot see a rank waiting for another (an estimate). */
+    int critical_path;
 } cs_alg;
 
 /*

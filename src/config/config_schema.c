@@ -64,6 +64,26 @@ static int cs_set_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *
     return 0;
 }
 
+/* alpha_node, beta_node: a cost, and the model has two levels from now on. */
+static int cs_set_node_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    if (cs_set_cost(y, key, value, obj, path) != 0)
+        return -1;
+    ((cs_model *)obj)->node_levels = 1;
+    return 0;
+}
+
+static int cs_set_margin(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    double v;
+
+    CS_YAML_PARSE(y, value, path, "a number", cs_cfg_parse_number(s, &v, why, sizeof why));
+    if (!(v >= 0 && v < 1))
+        return cs_yaml_fail_at(y, value->start_mark, "%s: must be >= 0 and < 1, got %s", path, cs_yaml_str(value));
+    ((cs_model *)obj)->margin = v;
+    return 0;
+}
+
 static int cs_set_bool(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
                        const char *path)
 {
@@ -440,6 +460,10 @@ static const cs_key cs_model_keys[] = {
     {"beta", cs_set_cost, offsetof(cs_model, beta), 0, NULL},
     {"rho", cs_set_cost, offsetof(cs_model, rho), 0, NULL},
     {"gamma", cs_set_cost, offsetof(cs_model, gamma), 0, NULL},
+    {"overhead", cs_set_cost, offsetof(cs_model, overhead), 0, NULL},
+    {"alpha_node", cs_set_node_cost, offsetof(cs_model, alpha_node), 0, NULL},
+    {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
+    {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
 };
 static const cs_section cs_model_section = {"model", cs_model_keys, CS_NKEYS(cs_model_keys)};
 

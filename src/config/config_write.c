@@ -89,8 +89,12 @@ int cs_config_write(FILE *f, const cs_config *cfg)
     static const char *const level[] = {"off", "summary", "calls"};
     const cs_coll_config *win = &cfg->coll[CS_COLL_WINDOW];
 
-    fprintf(f, "model:\n  alpha: %.17g\n  beta: %.17g\n  rho: %.17g\n  gamma: %.17g\n", cfg->model.alpha,
-            cfg->model.beta, cfg->model.rho, cfg->model.gamma);
+    const cs_model *mo = &cfg->model;
+    fprintf(f, "model:\n  alpha: %.17g\n  beta: %.17g\n  rho: %.17g\n  gamma: %.17g\n  overhead: %.17g\n", mo->alpha,
+            mo->beta, mo->rho, mo->gamma, mo->overhead);
+    if (mo->node_levels)
+        fprintf(f, "  alpha_node: %.17g\n  beta_node: %.17g\n", mo->alpha_node, mo->beta_node);
+    fprintf(f, "  margin: %.17g\n", mo->margin);
     for (int c = 0; c < CS_COLL_LAST; c++)
         cs_write_coll(f, (cs_coll)c, &cfg->coll[c]);
     fprintf(f, "log:\n  level: %s\n  file: \"%s\"\n  ranks: ", level[cfg->log_level], cfg->log_file);

@@ -199,8 +199,10 @@ const cs_hull_face *cs_hull_lookup(const cs_hull *hull, size_t m)
 
 /* ---- a model's table ------------------------------------------------------ */
 
-void cs_hull_table_init(cs_hull_table *table, const cs_model *model, const cs_hull_given *given, int ngiven)
+void cs_hull_table_init(cs_hull_table *table, const cs_model *config_model, const cs_hull_given *given, int ngiven)
 {
+    /* multiphase's rounds are pairwise: its costs and hulls see the overhead in alpha */
+    const cs_model pairwise = cs_model_pairwise(config_model), *model = &pairwise;
     for (int d = 0; d <= CS_HULL_MAX_D; d++)
         cs_hull_compute(model, d, &table->hull[d]);
     for (int i = 0; i < ngiven; i++)

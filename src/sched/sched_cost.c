@@ -36,6 +36,6 @@ double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t s
                            size_t reduced, size_t copied)
 {
     const int starts = sends > recvs ? sends : recvs;
-    return model->alpha * starts + model->beta * (double)(sent > received ? sent : received) +
+    return model->overhead * (sends + recvs) + model->alpha * starts + model->beta * (double)(sent > received ? sent : received) +
            model->gamma * (double)reduced + model->rho * (double)copied;
 }

@@ -77,12 +77,14 @@ static double cs_bruck_cost(const cs_model *model, const cs_problem *prob, int r
 
 static double cs_alltoall_bruck_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    return params->radix >= 2 ? cs_bruck_cost(model, prob, params->radix) : INFINITY;
+    const cs_model pairwise = cs_model_pairwise(model);
+    return params->radix >= 2 ? cs_bruck_cost(&pairwise, prob, params->radix) : INFINITY;
 }
 
 /* The radix r in 2..min(p, 16) of least cost, ties to the smaller. */
-static void cs_alltoall_bruck_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
+static void cs_alltoall_bruck_tune(const cs_model *given, const cs_problem *prob, cs_params *params)
 {
+    const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     double best = INFINITY;
     if (params->radix >= 2)
         return;
@@ -179,4 +181,5 @@ const cs_alg cs_alltoall_bruck = {
     .build = cs_alltoall_bruck_build,
     .format = cs_params_format_radix,
     .measured = (const char *const[]){"r=2", NULL},
+    .critical_path = 1,
 };

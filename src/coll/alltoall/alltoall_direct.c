@@ -31,8 +31,9 @@ static int cs_direct_pow2(int p)
     return (p & (p - 1)) == 0;
 }
 
-static double cs_alltoall_direct_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
+static double cs_alltoall_direct_cost(const cs_model *given, const cs_problem *prob, const cs_params *params)
 {
+    const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     const double m = (double)prob->bytes, p = prob->p;
     const double copies = !(prob->flags & CS_PROB_INPLACE) ? 1 : cs_direct_pow2(prob->p) ? p - 1 : prob->p / 2;
     return (p - 1) * (model->alpha + model->beta * m) + model->rho * m * copies;
@@ -113,4 +114,5 @@ const cs_alg cs_alltoall_direct = {
     .requires = CS_REQ_CONTIG,
     .build = cs_alltoall_direct_build,
     .cost = cs_alltoall_direct_cost,
+    .critical_path = 1,
 };

@@ -9,29 +9,39 @@
  * rank i receives from every other rank and sends to (i + j) mod p,
  * j = 1..p-1, in that order (so that not every rank sends to rank 0 first).
  *
- * Under the model (1-ported: one message at a time each way) it costs what
- * direct costs, and direct stands before it in the table, so the model
- * never prefers it. Where many messages in flight beat p - 1 rounds (a
- * node that drives several links, or an oversubscribed node whose every
- * round waits for a time slice), collshim-calibrate measures it and its
- * rules pick it.
+ * Under the critical-path model its messages overlap their alpha: one
+ * alpha, p - 1 blocks queued on each link and 2(p - 1) posts, where direct
+ * pays p - 1 alphas; it wins where alpha is large against beta m and o
+ * (small and medium blocks).
  *
  * In place: the p - 1 blocks to send go to scratch first (the receives
  * write over their slots while they are in flight).
  *
  * Restrictions: contiguous datatypes on both sides.
  *
- * Cost, m bytes per block:
- *   (p - 1)(alpha + beta m) + rho m              own block copied
- *   in place: (p - 1)(alpha + beta m) + rho m (p - 1)
+ * Cost (the critical path, every rank alike; m bytes per block, o the
+ * overhead per post): the own block copied, rho m (in place: the p - 1
+ * blocks to scratch, rho m (p - 1)), then the round: p - 1 receives posted,
+ * then the sends, send j leaving when posted or when send j - 1 is off the
+ * link; block j from rank - j arrives alpha after it left, beta m after the
+ * one before it at the earliest, so the last is in
+ *   o (p - 1) + max(o (p - 1), o + (p - 2) beta m) + alpha + beta m
+ * (p = 1: the copy alone). With o = 0: alpha + (p - 1) beta m.
  */
+#include <math.h>
+
 #include "coll/coll.h"
 
 static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     const double m = (double)prob->bytes, p = prob->p;
-    const double copies = (prob->flags & CS_PROB_INPLACE) ? p - 1 : 1;
-    return (p - 1) * (model->alpha + model->beta * m) + model->rho * m * copies;
+    const double copies = (prob->flags & CS_PROB_INPLACE) ? p - 1 : 1, o = model->overhead, bm = model->beta * m;
+    if (prob->p == 1)
+        return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
+    /* the last send leaves after p - 1 posted receives and either its own
+     * post (posting is slower) or p - 2 blocks on the link before it */
+    const double last_leaves = o * (p - 1) + fmax(o * (p - 1), o + (p - 2) * bm);
+    return model->rho * m * copies + last_leaves + model->alpha + bm;
 }
 
 static int cs_alltoall_linear_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
@@ -70,4 +80,5 @@ const cs_alg cs_alltoall_linear = {
     .requires = CS_REQ_CONTIG,
     .build = cs_alltoall_linear_build,
     .cost = cs_alltoall_linear_cost,
+    .critical_path = 1,
 };

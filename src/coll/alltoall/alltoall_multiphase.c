@@ -324,8 +324,9 @@ static int cs_alltoall_multiphase_parse(const char *args, cs_params *params)
 /* Without parts: on p = 2^d the hull's face for this block size (Bokhari,
  * over partitions of d, possibly configured); on any other p the cheapest
  * factorisation of p (model/factor.h). */
-static void cs_alltoall_multiphase_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
+static void cs_alltoall_multiphase_tune(const cs_model *given, const cs_problem *prob, cs_params *params)
 {
+    const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     const int d = cs_log2_exact(prob->p);
     cs_hull scratch;
     if (params->nparts)
@@ -352,8 +353,9 @@ static void cs_alltoall_multiphase_tune(const cs_model *model, const cs_problem 
     params->face_src = hull->from_config ? 2 : 1;
 }
 
-static double cs_alltoall_multiphase_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
+static double cs_alltoall_multiphase_cost(const cs_model *given, const cs_problem *prob, const cs_params *params)
 {
+    const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     if (params->factors)
         return cs_multiphase_cost_radix(model, prob, params->parts, params->nparts);
     return cs_multiphase_cost(model, prob, params->parts, params->nparts);
@@ -418,4 +420,5 @@ const cs_alg cs_alltoall_multiphase = {
     .format = cs_alltoall_multiphase_format,
     .describe = cs_alltoall_multiphase_describe,
     .explain = cs_alltoall_multiphase_explain,
+    .critical_path = 1,
 };

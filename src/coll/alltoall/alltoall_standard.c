@@ -26,7 +26,8 @@ static double cs_alltoall_standard_cost(const cs_model *model, const cs_problem 
 {
     int parts[CS_MAX_PARTS];
     const int d = cs_standard_parts(prob->p, parts);
-    return cs_multiphase_cost(model, prob, parts, d);
+    const cs_model pairwise = cs_model_pairwise(model);
+    return cs_multiphase_cost(&pairwise, prob, parts, d);
 }
 
 static int cs_alltoall_standard_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
@@ -44,4 +45,5 @@ const cs_alg cs_alltoall_standard = {
     .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
     .cost = cs_alltoall_standard_cost,
     .build = cs_alltoall_standard_build,
+    .critical_path = 1,
 };

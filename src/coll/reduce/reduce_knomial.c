@@ -41,6 +41,7 @@
  *   p = 1: rho m, or 0 in place.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "coll/coll.h"
 #include "coll/params.h"
@@ -59,15 +60,85 @@ static int cs_knomial_children(int p, int r, int *rounds)
     return children;
 }
 
+/* One child's message to rank 0: when it reaches rank 0, and in which round. */
+typedef struct cs_knomial_msg {
+    double arrive;
+    int round;
+} cs_knomial_msg;
+
+static int cs_knomial_msg_cmp(const void *a, const void *b)
+{
+    const cs_knomial_msg *x = a, *y = b;
+    return x->arrive < y->arrive ? -1 : x->arrive > y->arrive;
+}
+
+/*
+ * When rank 0 of the tree over ranks 0..n-1 has combined every child's run
+ * (its last round's local steps done), every rank starting at 0. A child
+ * whose run covers s ranks is the root of the tree over s ranks and sends
+ * when that is done (tree(s)); children's messages reach rank 0 o + alpha
+ * after, whichever round rank 0 is in, and queue on its link in the order
+ * they arrive. full[t] caches tree(r^t). msgs: room for every child of rank
+ * 0 (n - 1 at most).
+ */
+static double cs_knomial_tree(const cs_model *mo, double m, int n, int r, double *full, cs_knomial_msg *msgs)
+{
+    int nmsg = 0, rounds = 0, children[64];
+    if (n <= 1)
+        return 0.0;
+    for (long long d = 1; d < n; d *= r, rounds++) {
+        const int t = rounds;
+        children[t] = 0;
+        for (long long x = d; x < n && x < (long long)r * d; x += d) {
+            const int s = (int)(n - x < d ? n - x : d);
+            double ready;
+            if (s == d && full[t] >= 0) {
+                ready = full[t];
+            } else {
+                ready = cs_knomial_tree(mo, m, s, r, full, msgs + nmsg);
+                if (s == d)
+                    full[t] = ready;
+            }
+            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + mo->alpha, t};
+            children[t]++;
+        }
+    }
+    qsort(msgs, (size_t)nmsg, sizeof *msgs, cs_knomial_msg_cmp);
+    double link = 0.0, last[64] = {0};
+    for (int i = 0; i < nmsg; i++) {
+        link = (msgs[i].arrive > link ? msgs[i].arrive : link) + mo->beta * m;
+        last[msgs[i].round] = link;
+    }
+    double t0 = 0.0;
+    for (int t = 0; t < rounds; t++) {
+        const double posted = t0 + children[t] * mo->overhead;
+        t0 = (posted > last[t] ? posted : last[t]) + children[t] * mo->gamma * m;
+    }
+    return t0;
+}
+
 double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, int r)
 {
     const double m = (double)prob->bytes;
-    int rounds;
     if (prob->p == 1)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
-    const double a = model->alpha + (model->beta + model->gamma) * m;
-    const double last = prob->root == 0 ? model->rho * m : model->alpha + model->beta * m;
-    return cs_knomial_children(prob->p, r, &rounds) * a + last;
+    double full[64];
+    for (int t = 0; t < 64; t++)
+        full[t] = -1.0;
+    /* Rank 0's children and, below them, those of each subtree being priced:
+     * fewer than p, and at most rounds (r - 1) a level, rounds levels deep. */
+    int rounds;
+    cs_knomial_children(prob->p, r, &rounds);
+    const long long need = (long long)rounds * rounds * (r - 1);
+    cs_knomial_msg on_stack[512], *msgs = on_stack;
+    if (need > 512 && prob->p > 512 && !(msgs = malloc((size_t)prob->p * sizeof *msgs)))
+        return INFINITY;
+    const double done = cs_knomial_tree(model, m, prob->p, r, full, msgs);
+    if (msgs != on_stack)
+        free(msgs);
+    if (prob->root == 0)
+        return done + model->rho * m;
+    return done + model->overhead + model->alpha + model->beta * m; /* rank 0 forwards the result */
 }
 
 int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched *s)
@@ -178,4 +249,5 @@ const cs_alg cs_reduce_knomial = {
     .build = cs_reduce_knomial_build,
     .format = cs_params_format_radix_or_levels,
     .measured = (const char *const[]){"r=8", "r=16", "l=2", "l=3", NULL},
+    .critical_path = 1,
 };

@@ -223,14 +223,16 @@ double cs_red_cost(const cs_model *model, const cs_problem *prob, const cs_param
 {
     cs_plan plan;
     cs_plan_make(prob->p, params->rmax, &plan);
+    const cs_model pairwise = cs_model_pairwise(model); /* the slowest rank's rounds, as pairwise ones */
     return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost(model, prob, &plan, params->k)
-                                        : cs_red_allreduce_cost(model, prob, &plan, params->k);
+                                        : cs_red_allreduce_cost(&pairwise, prob, &plan, params->k);
 }
 
 double cs_red_cost_pow2(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
+    const cs_model pairwise = cs_model_pairwise(model);
     return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost_pow2(model, prob, params->k)
-                                        : cs_red_allreduce_cost_pow2(model, prob, params->k);
+                                        : cs_red_allreduce_cost_pow2(&pairwise, prob, params->k);
 }
 
 static int cs_red_run(const cs_problem *prob, const cs_plan *plan, int k, int rank, int in_recv, cs_sched *s)

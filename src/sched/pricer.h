@@ -1,0 +1,43 @@
+/*
+ * The reference price of a collective call: its critical path (DESIGN.md,
+ * "Cost model"), found by running the schedules of all p ranks against
+ * per-rank clocks, every rank starting at time 0.
+ *
+ * A rank starts a round by posting its messages, receives first, then sends,
+ * in schedule order (as the executor does), each costing it o (overhead) of
+ * its own time. A send leaves when it is posted and the sender's link is
+ * free, holds that link for beta*m, and reaches the receiver alpha after it
+ * left; there it waits for the receiver's link, which it holds for beta*m:
+ * the message is delivered when that ends. Concurrent messages therefore
+ * overlap their alpha but queue their bytes, per direction, on each rank's
+ * link. Messages are delivered whether or not the receiver has posted yet
+ * (eager). The round's messages are done when the last post, the last send
+ * leaving the link and the last delivery are; its local steps then add gamma
+ * per byte reduced and rho per byte copied, and the next round starts.
+ *
+ * Two levels (model->node_levels, ppn > 1): ranks r and s with r / ppn ==
+ * s / ppn share a node; their messages cost alpha_node and beta_node and go
+ * over a path of their own (shared memory), not the ranks' network links.
+ *
+ * With overhead 0 and one message per direction per round, a message costs
+ * alpha + beta*m: the papers' model, in which every rank of a symmetric
+ * schedule finishes at its sum over rounds and the closed forms hold.
+ *
+ * The pricer is exact for the schedules it is given, O(S log S) for S steps
+ * in all; it allocates, so it runs at a communicator's first use, in tests and
+ * in the tools, never per call.
+ */
+#ifndef CS_PRICER_H
+#define CS_PRICER_H
+
+#include "sched/sched.h"
+
+/*
+ * The time at which the last of scheds[0..p-1] finishes under model; finish
+ * (optional, p entries) gets each rank's. Returns -1 when the schedules do
+ * not match (a receive no send feeds, so a rank would wait forever) or
+ * memory runs out.
+ */
+double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int p, int ppn, double *finish);
+
+#endif

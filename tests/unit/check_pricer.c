@@ -1,0 +1,313 @@
+/*
+ * The event pricer (src/sched/pricer.h): hand-worked schedules whose
+ * critical path is known (overlap of alpha, the overhead, queueing on a
+ * link, a rank that waits, two levels, a receive nothing feeds); and every
+ * row that says its closed form is the critical path (cs_alg.critical_path)
+ * against the pricer, for every p its restrictions allow up to 64 and some
+ * above, sizes, roots, in place or not, forced parameters, with and without
+ * overhead. With overhead 0 that includes every multiphase partition of d
+ * up to 6: Bokhari's costs, and so his hull, are the pricer's.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "sched/pricer.h"
+#include "select/select.h"
+#include "shard.h"
+#include "sim.h"
+
+extern const cs_alg cs_alltoall_multiphase;
+
+static const cs_model pricer_models[] = {
+    {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9},
+    {.alpha = 1e-3, .beta = 1e-12, .rho = 1e-13, .gamma = 1e-12, .overhead = 3e-4},
+    {.alpha = 1e-9, .beta = 1e-7, .rho = 3e-8, .gamma = 2e-7, .overhead = 5e-8},
+    {.alpha = 2e-6, .beta = 2e-10, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 4e-7},
+};
+enum { NPRICER_MODELS = sizeof(pricer_models) / sizeof(pricer_models[0]) };
+
+static const char *const pricer_specs[] = {"r=2", "r=3", "r=8", "l=2", "b=0", "k=1"};
+enum { NPRICER_SPECS = sizeof(pricer_specs) / sizeof(pricer_specs[0]) };
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) + 1e-18;
+}
+
+/* ------------------------------------------------------- worked examples */
+
+static double price(const cs_model *mo, cs_sched *s, int p, int ppn, double *finish)
+{
+    return cs_price_critical_path(mo, s, p, ppn, finish);
+}
+
+static cs_sched *scheds_rounds(int p, int rounds)
+{
+    cs_sched *s = sim_scheds_new(p);
+    for (int r = 0; r < p; r++)
+        for (int t = 0; t < rounds; t++)
+            cs_sched_round(&s[r]);
+    return s;
+}
+
+START_TEST(test_pair)
+{
+    cs_model mo = {.alpha = 1e-6, .beta = 1e-9};
+    cs_sched *s = scheds_rounds(2, 1);
+    cs_sched_send(&s[0], 1, CS_BUF_SEND, 0, 1000);
+    cs_sched_recv(&s[0], 1, CS_BUF_RECV, 0, 1000);
+    cs_sched_send(&s[1], 0, CS_BUF_SEND, 0, 1000);
+    cs_sched_recv(&s[1], 0, CS_BUF_RECV, 0, 1000);
+    ck_assert(near(price(&mo, s, 2, 0, NULL), 1e-6 + 1e-6)); /* alpha + beta m */
+    mo.overhead = 1e-7;
+    ck_assert(near(price(&mo, s, 2, 0, NULL), 2e-7 + 2e-6)); /* two posts first */
+    sim_scheds_free(s, 2);
+}
+END_TEST
+
+/* Three children send to rank 0 at once: one alpha, three blocks queued on
+ * rank 0's link, then three combines. */
+START_TEST(test_fan_in)
+{
+    const cs_model mo = {.alpha = 5e-6, .beta = 1e-9, .gamma = 2e-9, .overhead = 1e-7};
+    const size_t m = 1000;
+    cs_sched *s = scheds_rounds(4, 1);
+    for (int c = 1; c < 4; c++) {
+        cs_sched_recv(&s[0], c, CS_BUF_TMP0, (size_t)(c - 1) * m, m);
+        cs_sched_reduce(&s[0], CS_BUF_TMP0, (size_t)(c - 1) * m, CS_BUF_RECV, 0, m);
+        cs_sched_send(&s[c], 0, CS_BUF_SEND, 0, m);
+    }
+    double finish[4];
+    const double t = price(&mo, s, 4, 0, finish);
+    ck_assert(near(t, 1e-7 + 5e-6 + 3e-6 + 6e-6));
+    ck_assert(near(finish[1], 1e-7 + 1e-6)); /* a child is done when its block is off its link */
+    sim_scheds_free(s, 4);
+}
+END_TEST
+
+/* 0 -> 1 in round 0, 1 -> 2 in round 1: rank 2 posts at once but waits
+ * for rank 1, two messages long, though its own rounds hold one. */
+START_TEST(test_wait)
+{
+    const cs_model mo = {.alpha = 1e-6, .beta = 1e-9};
+    cs_sched *s = scheds_rounds(3, 0);
+    for (int r = 0; r < 3; r++)
+        cs_sched_round(&s[r]);
+    cs_sched_send(&s[0], 1, CS_BUF_SEND, 0, 500);
+    cs_sched_recv(&s[1], 0, CS_BUF_RECV, 0, 500);
+    for (int r = 0; r < 3; r++)
+        cs_sched_round(&s[r]);
+    cs_sched_send(&s[1], 2, CS_BUF_RECV, 0, 500);
+    cs_sched_recv(&s[2], 1, CS_BUF_RECV, 0, 500);
+    ck_assert(near(price(&mo, s, 3, 0, NULL), 2 * (1e-6 + 5e-7)));
+    ck_assert(near(sim_cost_max(s, 3, &mo), 2 * (1e-6 + 5e-7))); /* rank 1's two rounds */
+    ck_assert(near(sim_cost_max(s + 2, 1, &mo), 1e-6 + 5e-7));   /* rank 2's own: one */
+    sim_scheds_free(s, 3);
+}
+END_TEST
+
+/* Rank 0 sends to 1 (its node) and to 2 (another node): each message goes
+ * its own way, at its own level's price. */
+START_TEST(test_node_levels)
+{
+    cs_model mo = {.alpha = 4e-6, .beta = 1e-9, .alpha_node = 5e-7, .beta_node = 2e-10, .node_levels = 1};
+    double finish[4];
+    cs_sched *s = scheds_rounds(4, 1);
+    cs_sched_send(&s[0], 1, CS_BUF_SEND, 0, 1000);
+    cs_sched_send(&s[0], 2, CS_BUF_SEND, 0, 1000);
+    cs_sched_recv(&s[1], 0, CS_BUF_RECV, 0, 1000);
+    cs_sched_recv(&s[2], 0, CS_BUF_RECV, 0, 1000);
+    price(&mo, s, 4, 2, finish);
+    ck_assert(near(finish[1], 5e-7 + 2e-7));
+    ck_assert(near(finish[2], 4e-6 + 1e-6));
+    price(&mo, s, 4, 1, finish); /* one rank a node: both over the network, queued */
+    ck_assert(near(finish[1], 4e-6 + 1e-6) && near(finish[2], 4e-6 + 2e-6));
+    mo.node_levels = 0; /* no second level configured: ppn is ignored */
+    price(&mo, s, 4, 2, finish);
+    ck_assert(near(finish[1], 4e-6 + 1e-6));
+    sim_scheds_free(s, 4);
+}
+END_TEST
+
+START_TEST(test_unfed_receive)
+{
+    const cs_model mo = {.alpha = 1e-6};
+    cs_sched *s = scheds_rounds(2, 1);
+    cs_sched_recv(&s[0], 1, CS_BUF_RECV, 0, 8);
+    ck_assert(price(&mo, s, 2, 0, NULL) < 0);
+    sim_scheds_free(s, 2);
+}
+END_TEST
+
+/* ------------------------------------------- closed forms against pricer */
+
+typedef struct pricer_job {
+    const cs_alg *alg;
+    int p;
+} pricer_job;
+
+static pricer_job *jobs;
+static int njobs;
+
+static double pricer_of(const cs_alg *alg, const cs_problem *prob, const cs_params *params, const cs_model *mo,
+                        cs_sched *s)
+{
+    for (int r = 0; r < prob->p; r++) {
+        cs_sched_reset(&s[r]);
+        ck_assert_int_eq(alg->build(prob, params, r, &s[r]), 0);
+    }
+    return cs_price_critical_path(mo, s, prob->p, 0, NULL);
+}
+
+/* The reductions' closed forms price nominal sizes (m / 2^z): exact when
+ * the count divides by p's power-of-two part, else off by up to an element
+ * per term of every round, on each side of a rank that waits for another. */
+static void check_one(const cs_alg *alg, const cs_problem *prob, cs_params params, const cs_model *mo, cs_sched *s)
+{
+    if (alg->tune)
+        alg->tune(mo, prob, &params);
+    const double closed = alg->cost(mo, prob, &params), event = pricer_of(alg, prob, &params, mo, s);
+    const size_t pow2 = (size_t)prob->p & (size_t) - (size_t)prob->p;
+    const int nominal = prob->coll == CS_COLL_ALLTOALL || prob->count % pow2 == 0;
+    const double tol = sim_rounds_max(s, prob->p) * (mo->beta + mo->gamma + mo->rho) * (double)prob->elem * 4;
+    char args[64] = "";
+    if (alg->format)
+        alg->format(&params, args, sizeof args);
+    ck_assert_msg(nominal ? near(closed, event) : fabs(closed - event) <= tol,
+                  "%s %s:%s p=%d m=%zu root=%d flags=%u o=%g: closed form %.17g, pricer %.17g",
+                  cs_coll_name(alg->coll), alg->name, args, prob->p, prob->bytes, prob->root, prob->flags,
+                  mo->overhead, closed, event);
+}
+
+START_TEST(test_closed_forms)
+{
+    if (unit_shard_skip(_i))
+        return;
+    const cs_alg *alg = jobs[_i].alg;
+    const int p = jobs[_i].p;
+    const size_t elem = alg->coll == CS_COLL_ALLTOALL ? 1 : 4;
+    const size_t counts[] = {1, 3, (size_t)p + 1, 1000};
+    const int roots[] = {0, p - 1, p / 2};
+    cs_sched *s = sim_scheds_new(p);
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (int inplace = 0; inplace < 2; inplace++)
+            for (int ri = 0; ri < (alg->coll == CS_COLL_REDUCE ? 3 : 1); ri++)
+                for (int v = -1; v < NPRICER_SPECS; v++) {
+                    cs_params params;
+                    cs_params_init(&params);
+                    if (v >= 0 && (!alg->parse || alg->parse(pricer_specs[v], &params)))
+                        continue;
+                    const cs_problem prob = {.coll = alg->coll, .p = p, .root = roots[ri], .count = counts[c],
+                                             .elem = elem, .bytes = counts[c] * elem,
+                                             .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE |
+                                                      (inplace ? CS_PROB_INPLACE : 0u)};
+                    if (cs_select_restriction_given(alg, &prob, &params))
+                        continue;
+                    for (int i = 0; i < NPRICER_MODELS; i++)
+                        check_one(alg, &prob, params, &pricer_models[i], s);
+                }
+    sim_scheds_free(s, p);
+}
+END_TEST
+
+/* Every ordered partition of d (compositions), up to d = 6, at o = 0. */
+static void partitions(int d, int left, int *parts, int n, cs_sched *s)
+{
+    if (left == 0) {
+        cs_params params;
+        cs_params_init(&params);
+        params.nparts = n;
+        for (int i = 0; i < n; i++)
+            params.parts[i] = parts[i];
+        const cs_problem prob = {.coll = CS_COLL_ALLTOALL, .p = 1 << d, .count = 24, .elem = 1, .bytes = 24,
+                                 .flags = CS_PROB_CONTIG};
+        for (int i = 0; i < NPRICER_MODELS; i++) {
+            cs_model mo = pricer_models[i];
+            mo.overhead = 0.0;
+            const double closed = cs_alltoall_multiphase.cost(&mo, &prob, &params);
+            const double event = pricer_of(&cs_alltoall_multiphase, &prob, &params, &mo, s);
+            ck_assert_msg(near(closed, event), "d=%d, %d parts: %.17g != %.17g", d, n, closed, event);
+        }
+        return;
+    }
+    for (int k = 1; k <= left; k++) {
+        parts[n] = k;
+        partitions(d, left - k, parts, n + 1, s);
+    }
+}
+
+START_TEST(test_bokhari_partitions)
+{
+    int parts[8];
+    for (int d = 1; d <= 6; d++) {
+        cs_sched *s = sim_scheds_new(1 << d);
+        partitions(d, d, parts, 0, s);
+        sim_scheds_free(s, 1 << d);
+    }
+}
+END_TEST
+
+/* The rows that promise the critical path are the ones the header names:
+ * dropping the flag would drop them from this suite silently. */
+START_TEST(test_flagged_rows)
+{
+    const char *const want[] = {"alltoall:direct",  "alltoall:standard", "alltoall:multiphase", "alltoall:bruck",
+                                "alltoall:linear",  "allreduce:butterfly", "reduce:binomial",    "reduce:knomial"};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        int found = 0;
+        for (int c = 0; c < CS_COLL_LAST; c++) {
+            int n;
+            const cs_alg *const *t = cs_alg_table((cs_coll)c, &n);
+            for (int i = 0; i < n; i++) {
+                char name[64];
+                snprintf(name, sizeof name, "%s:%s", cs_coll_name((cs_coll)c), t[i]->name);
+                found |= !strcmp(name, want[w]) && t[i]->critical_path;
+            }
+        }
+        ck_assert_msg(found, "%s: no longer priced by its critical path", want[w]);
+    }
+}
+END_TEST
+
+static void jobs_make(void)
+{
+    static const int above[] = {96, 100, 128};
+    for (int c = 0; c < CS_COLL_LAST; c++) {
+        int n;
+        const cs_alg *const *t = cs_alg_table((cs_coll)c, &n);
+        for (int i = 0; i < n; i++)
+            for (int k = 1; t[i]->critical_path && k <= 64 + 3; k++) {
+                const int p = k <= 64 ? k : above[k - 65];
+                const cs_problem prob = {.coll = (cs_coll)c, .p = p, .count = 1, .elem = 1, .bytes = 1,
+                                         .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
+                if (cs_select_restriction(t[i], &prob))
+                    continue;
+                jobs = realloc(jobs, (size_t)(njobs + 1) * sizeof *jobs);
+                if (!jobs)
+                    abort();
+                jobs[njobs++] = (pricer_job){t[i], p};
+            }
+    }
+}
+
+Suite *make_pricer_suite(void)
+{
+    Suite *s = suite_create("pricer");
+    TCase *tc = tcase_create("pricer");
+    tcase_set_timeout(tc, 600);
+    jobs_make();
+    tcase_add_test(tc, test_pair);
+    tcase_add_test(tc, test_fan_in);
+    tcase_add_test(tc, test_wait);
+    tcase_add_test(tc, test_node_levels);
+    tcase_add_test(tc, test_unfed_receive);
+    tcase_add_test(tc, test_flagged_rows);
+    tcase_add_test(tc, test_bokhari_partitions);
+    tcase_add_loop_test(tc, test_closed_forms, 0, njobs);
+    suite_add_tcase(s, tc);
+    return s;
+}
