@@ -111,9 +111,10 @@ check: check-unit check-mpi $(CHECK_EXTRA)
 check-unit: $(B)/unit_tests $(TOOLS)
 	@echo "$(B)/unit_tests: every suite, half of the simulator loops here and half beside it"
 	@{ CS_UNIT_SHARD=1/2 CK_RUN_SUITE=coll $(B)/unit_tests && \
-	   CS_UNIT_SHARD=1/2 CK_RUN_SUITE=window $(B)/unit_tests; } >$(B)/unit-shard-1.log 2>&1 & other=$$!; \
+	   CS_UNIT_SHARD=1/2 CK_RUN_SUITE=window $(B)/unit_tests && \
+	   CS_UNIT_SHARD=1/2 CK_RUN_SUITE=pricer $(B)/unit_tests; } >$(B)/unit-shard-1.log 2>&1 & other=$$!; \
 	CS_UNIT_SHARD=0/2 $(B)/unit_tests; rc=$$?; wait $$other; rc1=$$?; \
-	echo "the other half (coll, window):"; cat $(B)/unit-shard-1.log; [ $$rc = 0 ] && [ $$rc1 = 0 ]
+	echo "the other half (coll, window, pricer):"; cat $(B)/unit-shard-1.log; [ $$rc = 0 ] && [ $$rc1 = 0 ]
 	tests/tools/check-collshim-hull $(B)
 	tests/tools/check-collshim-model $(B)
 

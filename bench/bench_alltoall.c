@@ -43,6 +43,7 @@ static double predict(const cs_config *cfg, int p, size_t bytes, char *alg, size
         .coll = CS_COLL_ALLTOALL, .p = p, .count = bytes, .elem = 1, .bytes = bytes, .flags = CS_PROB_CONTIG};
     memset(&cache, 0, sizeof cache);
     cs_select(cfg, &cache, &prob, &d);
+    cs_select_predict(&cfg->model, &prob, &d);
     snprintf(alg, size, "%s", d.alg->name);
     if (d.alg->format && (d.params.nparts || d.params.radix >= 2)) {
         const size_t n = strlen(alg);

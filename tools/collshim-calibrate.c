@@ -527,6 +527,7 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     if (st->o->verify) {
         cs_decision *d = &rows[n].d;
         cs_select(&st->cfg, cache, prob, d);
+        cs_select_predict(&st->cfg.model, prob, d);
         rows[n].path.alg = d->alg;
         rows[n].path.params = d->params;
         rows[n++].predicted = d->predicted;

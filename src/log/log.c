@@ -181,8 +181,12 @@ static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
     const cs_decision *d = r->d;
-    char alg[128], how[320] = "", plan[160] = "", shape[48];
+    char alg[128], how[320] = "", plan[160] = "", shape[48], versus[128] = "";
     cs_log_numbers num;
+
+    if (d->library_alg) /* "; ours 12.1 us, library's recursive doubling 14.6 us" */
+        snprintf(versus, sizeof versus, "; ours %.3g us, library's %s %.3g us", d->ours_predicted * 1e6,
+                 d->library_alg, d->library_predicted * 1e6);
 
     cs_log_alg_spec(d, alg, sizeof(alg));
     cs_log_shape(prob, shape, sizeof(shape));
@@ -204,11 +208,11 @@ static void cs_log_write_call(const cs_record *r)
     /* One fprintf per line: stdio's lock keeps lines whole across threads. */
     fprintf(cs_log.out,
             "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
-            "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
+            "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
             "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
             cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
             (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", shape,
-            alg, plan, d->reason, how, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
+            alg, plan, d->reason, how, versus, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
             d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted, r->elapsed, num.rounds, num.sent);
 }
 

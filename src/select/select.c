@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "model/library.h"
 #include "select/select.h"
 
 static const struct {
@@ -91,12 +92,35 @@ static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_
     return best;
 }
 
+/*
+ * Does the library keep the call? Only for the collectives it has: ours must
+ * be predicted cheaper than its default by the fraction model.margin.
+ */
+int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, double ours, double *library,
+                            const char **name)
+{
+    if (!cs_collective_of(prob->coll)->native)
+        return 0;
+    *library = cs_library_price(model, prob, name);
+    return *library >= 0 && !(ours < *library * (1.0 - model->margin));
+}
+
+/* A breakpoint entry as one number: the table index and the tuned
+ * parameters that a call would otherwise tune again (select.h). */
+static long cs_bp_key(int alg, const cs_params *params)
+{
+    const long radix = params->radix >= 2 && params->radix < 256 ? params->radix : 0;
+    const long k1 = params->k >= 0 && params->k < 255 ? params->k + 1 : 0;
+    const long rmax = params->rmax >= 3 && params->rmax < 256 ? params->rmax : 0;
+    return alg + (radix << 8) + (k1 << 16) + (rmax << 24);
+}
+
 /* The model's choice at one size, ignoring per-call restrictions other than
  * p, the operator and exactness (contiguity is checked at the call). The
  * size is bytes of 1-byte elements: the breakpoints serve every datatype of
  * the variant (with the call's element size and count = bytes, a schedule-
  * priced reduce was priced at elem times its size). */
-static int cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes)
+static long cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes)
 {
     cs_problem prob = *variant;
     cs_params params;
@@ -104,8 +128,12 @@ static int cs_breakpoints_choice(const cs_model *model, const cs_problem *varian
     prob.bytes = prob.count = bytes;
     prob.elem = 1;
     prob.flags |= CS_PROB_CONTIG;
+    const char *name;
+    double library;
     int i = cs_select_cheapest(model, &prob, &params, &cost);
-    return i < 0 ? 0 : i;
+    if (i < 0 || cs_select_library_keeps(model, &prob, cost, &library, &name))
+        return 0;
+    return cs_bp_key(i, &params);
 }
 
 /* The first of our algorithms that cannot run prob, and why. */
@@ -123,14 +151,20 @@ static void cs_select_first_declined(const cs_problem *prob, const cs_alg **pass
     }
 }
 
-static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, int alg)
+static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, long key)
 {
-    if (bp->n && bp->alg[bp->n - 1] == alg)
+    const int last = bp->n - 1;
+    if (bp->n && bp->alg[last] + ((long)bp->radix[last] << 8) + ((long)bp->k1[last] << 16) +
+                         ((long)bp->rmax[last] << 24) ==
+                     key)
         return;
     if (bp->n == CS_BP_MAX)
         return; /* more changes than the table holds: the last entry stays */
     bp->lo[bp->n] = lo;
-    bp->alg[bp->n++] = (unsigned char)alg;
+    bp->radix[bp->n] = (unsigned char)(key >> 8);
+    bp->k1[bp->n] = (unsigned char)(key >> 16);
+    bp->rmax[bp->n] = (unsigned char)(key >> 24);
+    bp->alg[bp->n++] = (unsigned char)key;
 }
 
 /*
@@ -140,7 +174,7 @@ static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, int alg)
 void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp)
 {
     size_t prev = 1;
-    int prev_alg = cs_breakpoints_choice(model, variant, 1);
+    long prev_alg = cs_breakpoints_choice(model, variant, 1);
 
     bp->n = 0;
     cs_breakpoints_add(bp, 1, prev_alg);
@@ -148,7 +182,7 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
         size_t size = (size_t)ldexp(1.0, i / 4) + (size_t)((ldexp(1.0, i / 4) * (i % 4)) / 4);
         if (size <= prev)
             continue;
-        int alg = cs_breakpoints_choice(model, variant, size);
+        long alg = cs_breakpoints_choice(model, variant, size);
         if (alg != prev_alg) {
             size_t lo = prev, hi = size; /* choice(lo) == prev_alg, choice(hi) == alg */
             while (hi - lo > 1) {
@@ -163,15 +197,22 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
         prev = size;
         prev_alg = alg;
     }
-    if (bp->n == 1 && bp->alg[0] == 0) {
-        cs_problem prob = *variant;
-        prob.flags |= CS_PROB_CONTIG;
+    cs_problem prob = *variant;
+    cs_params params;
+    double cost;
+    prob.bytes = prob.count = prob.elem = 1;
+    prob.flags |= CS_PROB_CONTIG;
+    if (bp->n == 1 && bp->alg[0] == 0 && cs_select_cheapest(model, &prob, &params, &cost) < 0)
         cs_select_first_declined(&prob, &bp->passed, &bp->declined);
-    }
     bp->computed = 1;
 }
 
 int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
+{
+    return bp->alg[cs_breakpoints_entry(bp, bytes)];
+}
+
+int cs_breakpoints_entry(const cs_breakpoints *bp, size_t bytes)
 {
     int lo = 0, hi = bp->n - 1;
     while (lo < hi) {
@@ -181,7 +222,7 @@ int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
         else
             hi = mid - 1;
     }
-    return bp->alg[lo];
+    return lo;
 }
 
 static void cs_decide(cs_decision *d, const cs_alg *alg, const char *reason)
@@ -197,8 +238,14 @@ static void cs_select_model(const cs_config *cfg, const cs_problem *prob, cs_dec
     int n;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
     int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
-    if (i >= 0)
+    if (i >= 0) {
+        d->ours_predicted = d->predicted;
+        if (cs_select_library_keeps(&cfg->model, prob, d->predicted, &d->library_predicted, &d->library_alg)) {
+            d->predicted = d->library_predicted;
+            return cs_decide(d, table[0], "model: the library's own is as cheap, within model.margin");
+        }
         return cs_decide(d, table[i], "model: cheapest that can run");
+    }
     if (!d->passed)
         cs_select_first_declined(prob, &d->passed, &d->declined);
     d->predicted = -1.0;
@@ -249,6 +296,12 @@ static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, co
     return 1;
 }
 
+void cs_select_predict(const cs_model *model, const cs_problem *prob, cs_decision *d)
+{
+    if (d->predicted < 0 && d->alg->cost && !cs_select_restriction(d->alg, prob))
+        d->predicted = d->alg->cost(model, prob, &d->params);
+}
+
 static const char *cs_select_forced_reason(const cs_coll_config *cc)
 {
     return cc->from_env ? "forced by the environment" : "forced by the configuration";
@@ -263,6 +316,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
     d->declined = NULL;
     d->predicted = -1.0;
     d->rule = d->rule_line = 0;
+    d->library_alg = NULL;
     cs_params_init(&d->params);
     cs_decide(d, native, NULL);
 
@@ -307,7 +361,8 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         cs_breakpoints_compute(&cfg->model, prob, bp);
     int n;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
-    const cs_alg *alg = table[cs_breakpoints_lookup(bp, prob->bytes)];
+    const int entry = cs_breakpoints_entry(bp, prob->bytes);
+    const cs_alg *alg = table[bp->alg[entry]];
     if (bp->passed) { /* none of ours runs this p and operator at any size */
         if (!d->passed) {
             d->passed = bp->passed;
@@ -316,9 +371,22 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         return cs_decide(d, native, "no algorithm of ours applies");
     }
     if (alg->cost && !cs_select_restriction(alg, prob)) {
-        d->predicted = cs_select_price(&cfg->model, alg, prob, &d->params);
+        /* The radix the breakpoints hold: tune does not search again. The
+         * price only for the log: a lookup and the parameters, nothing more. */
+        d->params.radix = bp->radix[entry] ? bp->radix[entry] : d->params.radix;
+        d->params.k = bp->k1[entry] ? bp->k1[entry] - 1 : d->params.k;
+        d->params.rmax = bp->rmax[entry] ? bp->rmax[entry] : d->params.rmax;
+        if (alg->tune)
+            alg->tune(&cfg->model, prob, &d->params);
+        if (cfg->log_level == CS_LOG_CALLS) { /* the prices, for the log and its reason */
+            cs_select_predict(&cfg->model, prob, d);
+            d->ours_predicted = d->predicted;
+            cs_select_library_keeps(&cfg->model, prob, d->predicted, &d->library_predicted, &d->library_alg);
+        }
         return cs_decide(d, alg, "breakpoint: the model's choice for this size");
     }
+    if (!alg->cost && cfg->log_level != CS_LOG_CALLS) /* the library kept at this size: a lookup, nothing more */
+        return cs_decide(d, native, "breakpoint: the library's own, as cheap within model.margin");
 
     /* The breakpoint's choice cannot run this call (its datatype, say). */
     if (alg->cost && !d->passed) {

@@ -16,7 +16,11 @@ typedef struct cs_breakpoints {
     int computed;
     int n;
     size_t lo[CS_BP_MAX];
-    unsigned char alg[CS_BP_MAX]; /* index in the collective's table */
+    unsigned char alg[CS_BP_MAX]; /* index in the collective's table; 0: the library's, as cheap */
+    /* The parameters tune chose there, so that a call tunes nothing: the
+     * radix (bruck, knomial; 0: none), split stages k + 1 (0: none), ring
+     * size rmax (0: none). A change of any starts an entry of its own. */
+    unsigned char radix[CS_BP_MAX], k1[CS_BP_MAX], rmax[CS_BP_MAX];
     const cs_alg *passed;         /* when none of ours can run: the first, */
     const char *declined;         /* and the restriction that stops it */
 } cs_breakpoints;
@@ -36,6 +40,11 @@ typedef struct cs_decision {
     double predicted;     /* seconds under the model; < 0 for native */
     int rule;             /* the rule of <coll>.rules that decided: its index + 1; 0: none */
     int rule_line;        /* its line in the configuration file */
+    /* When the model compared ours with the library (the log is on, or no
+     * breakpoint decided): the library's algorithm in words, its price and
+     * ours; library_alg NULL: not compared. */
+    const char *library_alg;
+    double library_predicted, ours_predicted;
 } cs_decision;
 
 /* NULL if the algorithm can run the problem, else its restriction in words. */
@@ -47,10 +56,26 @@ const char *cs_select_restriction_given(const cs_alg *alg, const cs_problem *pro
 
 void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d);
 
+/* The price of the decision under the model into d->predicted, where select
+ * did not compute it (it does only for the log: a call that runs from the
+ * breakpoints looks up and tunes nothing more). */
+void cs_select_predict(const cs_model *model, const cs_problem *prob, cs_decision *d);
+
 /* Fill a breakpoint table (exposed for the tests and the tools). */
 void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp);
 
 /* The table index of the algorithm the breakpoints give for a size. */
 int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes);
+
+/* The entry of bp that holds a size (alg[i], radix[i]). */
+int cs_breakpoints_entry(const cs_breakpoints *bp, size_t bytes);
+
+/*
+ * Does the library keep a call that ours would run for `ours` seconds? Its
+ * default's price (model/library.h) into *library and *name; 1 unless ours
+ * is cheaper by model.margin. 0 for the extension API (no library version).
+ */
+int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, double ours, double *library,
+                            const char **name);
 
 #endif

@@ -114,6 +114,8 @@ START_TEST(test_good_file)
     ck_assert_int_eq(cs_config_load(path, &cfg, &err), 0);
     ck_assert(cfg.model.alpha == 2.5e-6 && cfg.model.beta == 4.0e-10);
     ck_assert(cfg.model.rho == 3.0e-10 && cfg.model.gamma == 5.0e-10);
+    ck_assert(cfg.model.overhead == 3.0e-7 && cfg.model.margin == 0.25);
+    ck_assert(cfg.model.node_levels && cfg.model.alpha_node == 4.0e-7 && cfg.model.beta_node == 1.0e-10);
 
     a2a = &cfg.coll[CS_COLL_ALLTOALL];
     ck_assert_int_eq(a2a->choice, CS_CHOICE_FORCED);
@@ -231,7 +233,7 @@ static const struct bad_case {
      "unknown key 'modle' in the top level (valid: model, alltoall, allreduce, reduce, log, "
      "window, strict, reproducible)",
      0},
-    {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma)",
+    {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, margin)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},
@@ -242,6 +244,8 @@ static const struct bad_case {
     {"bad_type_null.yaml", 2, 7, "model.rho: expected a number, got nothing", 0},
     {"bad_hex_cost.yaml", 2, 10, "model.alpha: expected a number, got '0x1p-20'", 0},
     {"bad_negative_cost.yaml", 3, 10, "model.gamma: must be >= 0, got -2.5e-10", 0},
+    {"bad_negative_overhead.yaml", 3, 13, "model.overhead: must be >= 0, got -1e-7", 0},
+    {"bad_margin.yaml", 2, 11, "model.margin: must be >= 0 and < 1, got 1.5", 0},
     {"bad_nan_cost.yaml", 2, 8, "model.rho: must be finite, got '.nan'", 0},
     {"bad_inf_cost.yaml", 2, 9, "model.beta: must be finite, got '.inf'", 0},
     {"bad_huge_cost.yaml", 2, 10, "model.alpha: out of range", 0},

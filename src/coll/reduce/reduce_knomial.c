@@ -18,27 +18,30 @@
  * buffers from round to round (the combines leave the result in the last
  * slot), so only the root copies.
  *
- * Under the model (1-ported) the children's messages of a round arrive one
- * after another, so r > 2 never beats binomial there; where a node takes
- * several messages at once (several links, shared memory), collshim-calibrate
- * measures it and its rules pick it. Without r=R the radix is 4; l=L asks
- * for the tree of L rounds instead, with the least radix that has them
- * (r^L >= p: at p = 96, l=2 is r = 10 and l=3 is r = 5), so that a rule
- * measured at one p says the same shape at another: a round whose parent
- * has only a few children (r = 8 at p = 96: 7, 7, then 1) costs a whole
- * round for little.
+ * Under the critical-path model the children of a round send at once: they
+ * share one alpha and queue their blocks on the parent's link, so a larger
+ * radix pays fewer alphas for more posts (o) and more beta m; tune takes the
+ * radix of least critical path among 2..32 unless r=R or l=L is given. l=L
+ * asks for the tree of L rounds, with the least radix that has them (r^L >=
+ * p: at p = 96, l=2 is r = 10 and l=3 is r = 5), so that a rule measured at
+ * one p says the same shape at another.
  *
  * Restrictions: contiguous datatype. Any operator, any root, MPI_IN_PLACE
  * at the root.
  *
- * Cost, m bytes, A = alpha + (beta + gamma) m, L = ceil(log_r p) rounds, c_t
- * = min(r - 1, ceil(p / r^t) - 1) children of rank 0 in round t: rank 0 is
- * the slowest (another rank has at most as many children in the rounds
- * before it sends once; the root, if not 0, receives once more, no more
- * than rank 0's last round):
- *   sum_t c_t A + rho m           root 0 (the result into RECV)
- *   sum_t c_t A + alpha + beta m  root != 0 (rank 0 forwards the result)
+ * Cost: the critical path, exactly as the event pricer finds it (pricer
+ * suite). A child whose run covers s ranks is the root of the tree over s
+ * ranks and sends when that tree is done (T(s)); its block reaches rank 0
+ * at T(s) + o + alpha, in whatever round rank 0 is then, and waits for rank
+ * 0's link (beta m each, in arrival order). Rank 0's round t ends when its c_t
+ * receives are posted (c_t o) and its c_t blocks are in, then combines them
+ * (c_t gamma m): T(p) is rank 0's last round's end, computed by recursion
+ * over the subtree sizes (full ones r^t cached). Then
+ *   T(p) + rho m                      root 0 (the result into RECV)
+ *   T(p) + o + alpha + beta m         root != 0 (rank 0 forwards the result)
  *   p = 1: rho m, or 0 in place.
+ * With o = 0, p = r^L: L (alpha + (r - 1)(beta + gamma) m) + rho m; binomial
+ * (r = 2) on p = 2^L: L (alpha + (beta + gamma) m) + rho m, as before.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -229,6 +232,22 @@ static int cs_reduce_knomial_build(const cs_problem *prob, const cs_params *para
  * rank 0 in one round). */
 static void cs_reduce_knomial_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
+    /* Neither given: the radix of least critical path among a few (the
+     * parent's concurrent children share one alpha; each adds o and beta m). */
+    static const int candidates[] = {2, 3, 4, 5, 6, 8, 12, 16, 32};
+    if (params->radix < 2 && params->levels < 1) {
+        double best = INFINITY;
+        for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+            const int r = candidates[i] < prob->p ? candidates[i] : (prob->p < 2 ? 2 : prob->p);
+            const double t = cs_reduce_knomial_cost_r(model, prob, r);
+            if (t < best) {
+                best = t;
+                params->radix = r;
+            }
+            if (candidates[i] >= prob->p)
+                break;
+        }
+    }
     params->radix = cs_knomial_radix(prob, params);
     params->levels = -1;
     if (params->radix > prob->p)
@@ -237,7 +256,7 @@ static void cs_reduce_knomial_tune(const cs_model *model, const cs_problem *prob
 
 const cs_alg cs_reduce_knomial = {
     .name = "knomial",
-    .description = "k-nomial tree in rank order, radix r (knomial:r=8; 4 if not given) or the least radix with l "
+    .description = "k-nomial tree in rank order, radix r (knomial:r=8; the model's if not given) or the least radix with l "
                    "rounds (knomial:l=2), one-way, ceil(log_r p) rounds of up to r - 1 children at once (+1 for a "
                    "root other than 0)",
     .coll = CS_COLL_REDUCE,

@@ -1,0 +1,20 @@
+/*
+ * The MPI library priced (DESIGN.md, "Decisions"): what the library runs by
+ * default for a call, as the schedule of our rows that mirrors it, and its
+ * price under the model. select keeps the library unless ours is predicted
+ * cheaper by model.margin.
+ */
+#ifndef CS_LIBRARY_H
+#define CS_LIBRARY_H
+
+#include "common.h"
+
+/*
+ * The price of the library's default algorithm for prob (seconds) and its
+ * name in words (*name, static text: "recursive doubling"). Only values
+ * equal on every rank are read. The mirror is MPICH 4.0.2's default choice
+ * (src/mpi/coll/<coll>/<coll>_intra_auto and its CVARs' defaults).
+ */
+double cs_library_price(const cs_model *model, const cs_problem *prob, const char **name);
+
+#endif
