@@ -129,6 +129,7 @@ int cs_cal_time(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *paths, int 
             for (int j = 0; j < npaths; j++) {
                 const int k = (r + j) % npaths;
                 paths[k].t[r] = cs_cal_timed(c, prob, &paths[k], send, recv, tm->calls);
+                paths[k].t_start[r] = tm->calls > 1 ? cs_cal_timed(c, prob, &paths[k], send, recv, 1) : paths[k].t[r];
             }
     }
     free(send);
@@ -177,6 +178,53 @@ double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, doub
     }
     free(buf);
     PMPI_Bcast(&half, 1, MPI_DOUBLE, a, comm);
+    return half;
+}
+
+#define CS_CAL_FAN_MAX 256
+
+double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
+{
+    int rank, p, calls = 1;
+    MPI_Request req[2 * CS_CAL_FAN_MAX];
+    MPI_Status st[2 * CS_CAL_FAN_MAX]; /* not MPI_STATUSES_IGNORE: GCC reads that as an empty array */
+    double t[CS_CAL_MAX_REPS], half = 0.0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &p);
+    if (k > CS_CAL_FAN_MAX)
+        k = CS_CAL_FAN_MAX;
+    /* Rank 0's messages go to 1, 2, ..., p - 1, 1, ...: a peer gets k / (p - 1) or one more. */
+    const int mine = rank == 0 ? k : k / (p - 1) + (rank - 1 < k % (p - 1));
+    char *buf = malloc(2 * (size_t)(mine + 1) * (bytes + 1)), *in = rank ? buf : buf + (size_t)mine * bytes;
+    int ok = buf != NULL, all;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    for (int r = -1; all && r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
+        PMPI_Barrier(comm);
+        const double t0 = PMPI_Wtime();
+        for (int i = 0; i < calls && mine; i++) { /* rank 0: a round of sends, then one of receives */
+            for (int j = 0; rank == 0 && j < mine; j++)
+                PMPI_Isend(buf + (size_t)j * bytes, (int)bytes, MPI_BYTE, 1 + j % (p - 1), 3, comm, &req[j]);
+            for (int j = 0; j < mine; j++)
+                PMPI_Irecv(in + (size_t)j * bytes, (int)bytes, MPI_BYTE, rank ? 0 : 1 + j % (p - 1), 3, comm,
+                           &req[(rank == 0) * mine + j]);
+            PMPI_Waitall(rank ? mine : 2 * mine, req, st);
+            for (int j = 0; rank && j < mine; j++) /* a peer returns what it got */
+                PMPI_Isend(buf + (size_t)j * bytes, (int)bytes, MPI_BYTE, 0, 3, comm, &req[j]);
+            if (rank)
+                PMPI_Waitall(mine, req, st);
+        }
+        const double dt = (PMPI_Wtime() - t0) / calls / 2.0;
+        if (r < 0) { /* rank 0's count of calls for every rank */
+            calls = dt > 0 && target / dt < 200000.0 ? (int)(target / dt / 2.0) + 1 : 100000;
+            PMPI_Bcast(&calls, 1, MPI_INT, 0, comm);
+        } else {
+            t[r] = dt;
+        }
+    }
+    if (rank == 0 && all)
+        half = cs_cal_quantile(t, reps, 0.5);
+    free(buf);
+    PMPI_Bcast(&half, 1, MPI_DOUBLE, 0, comm);
     return half;
 }
 
