@@ -183,49 +183,61 @@ double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, doub
 
 #define CS_CAL_FAN_MAX 256
 
-double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
-{
-    int rank, p, calls = 1;
+/* One k-way round trip (cs_cal_fan), for cs_timed_calls. */
+typedef struct cs_cal_fan_arg {
+    MPI_Comm comm;
+    int rank, p, mine; /* mine: messages this rank sends (rank 0: k) */
+    size_t bytes;
+    char *buf, *in;
     MPI_Request req[2 * CS_CAL_FAN_MAX];
     MPI_Status st[2 * CS_CAL_FAN_MAX]; /* not MPI_STATUSES_IGNORE: GCC reads that as an empty array */
-    double t[CS_CAL_MAX_REPS], half = 0.0;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &p);
+} cs_cal_fan_arg;
+
+static void cs_cal_fan_once(void *arg)
+{
+    cs_cal_fan_arg *a = arg;
+    const int root = a->rank == 0, n = a->mine;
+    const int bytes = (int)a->bytes;
+    for (int j = 0; root && j < n; j++) /* rank 0: a round of sends, then one of receives */
+        PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, 1 + j % (a->p - 1), 3, a->comm, &a->req[j]);
+    for (int j = 0; j < n; j++)
+        PMPI_Irecv(a->in + (size_t)j * a->bytes, bytes, MPI_BYTE, root ? 1 + j % (a->p - 1) : 0, 3, a->comm,
+                   &a->req[root * n + j]);
+    PMPI_Waitall(root ? 2 * n : n, a->req, a->st);
+    for (int j = 0; !root && j < n; j++) /* a peer returns what it got */
+        PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, 0, 3, a->comm, &a->req[j]);
+    if (!root)
+        PMPI_Waitall(n, a->req, a->st);
+}
+
+double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
+{
+    static cs_cal_fan_arg a; /* requests and statuses: too many for the stack */
+    double t[CS_CAL_MAX_REPS], slack = 1e-6;
+    const int global = cs_clock_is_global();
+    a.comm = comm;
+    a.bytes = bytes;
+    PMPI_Comm_rank(comm, &a.rank);
+    PMPI_Comm_size(comm, &a.p);
     if (k > CS_CAL_FAN_MAX)
         k = CS_CAL_FAN_MAX;
     /* Rank 0's messages go to 1, 2, ..., p - 1, 1, ...: a peer gets k / (p - 1) or one more. */
-    const int mine = rank == 0 ? k : k / (p - 1) + (rank - 1 < k % (p - 1));
-    char *buf = malloc(2 * (size_t)(mine + 1) * (bytes + 1)), *in = rank ? buf : buf + (size_t)mine * bytes;
-    int ok = buf != NULL, all;
+    a.mine = a.rank == 0 ? k : k / (a.p - 1) + (a.rank - 1 < k % (a.p - 1));
+    a.buf = malloc(2 * (size_t)(a.mine + 1) * (bytes + 1));
+    a.in = a.rank ? a.buf : a.buf + (size_t)a.mine * bytes;
+    int ok = a.buf != NULL, all;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    for (int r = -1; all && r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
-        PMPI_Barrier(comm);
-        const double t0 = PMPI_Wtime();
-        for (int i = 0; i < calls && mine; i++) { /* rank 0: a round of sends, then one of receives */
-            for (int j = 0; rank == 0 && j < mine; j++)
-                PMPI_Isend(buf + (size_t)j * bytes, (int)bytes, MPI_BYTE, 1 + j % (p - 1), 3, comm, &req[j]);
-            for (int j = 0; j < mine; j++)
-                PMPI_Irecv(in + (size_t)j * bytes, (int)bytes, MPI_BYTE, rank ? 0 : 1 + j % (p - 1), 3, comm,
-                           &req[(rank == 0) * mine + j]);
-            PMPI_Waitall(rank ? mine : 2 * mine, req, st);
-            for (int j = 0; rank && j < mine; j++) /* a peer returns what it got */
-                PMPI_Isend(buf + (size_t)j * bytes, (int)bytes, MPI_BYTE, 0, 3, comm, &req[j]);
-            if (rank)
-                PMPI_Waitall(mine, req, st);
-        }
-        const double dt = (PMPI_Wtime() - t0) / calls / 2.0;
-        if (r < 0) { /* rank 0's count of calls for every rank */
-            calls = dt > 0 && target / dt < 200000.0 ? (int)(target / dt / 2.0) + 1 : 100000;
-            PMPI_Bcast(&calls, 1, MPI_INT, 0, comm);
-        } else {
-            t[r] = dt;
-        }
+    if (!all) {
+        free(a.buf);
+        return -1.0;
     }
-    if (rank == 0 && all)
-        half = cs_cal_quantile(t, reps, 0.5);
-    free(buf);
-    PMPI_Bcast(&half, 1, MPI_DOUBLE, 0, comm);
-    return half;
+    /* The slowest rank's time is rank 0's (its last receive ends the round trip); every rank gets it. */
+    const double one = cs_timed_calls(comm, global, &slack, 1, cs_cal_fan_once, &a);
+    const int calls = one > 0 && target / one < 100000.0 ? (int)(target / one) + 1 : 100000;
+    for (int r = 0; r < reps; r++)
+        t[r] = cs_timed_calls(comm, global, &slack, calls, cs_cal_fan_once, &a) / 2.0;
+    free(a.buf);
+    return cs_cal_quantile(t, reps, 0.5);
 }
 
 /* The median over reps of the slowest rank's time of f(arg), all ranks at once. */

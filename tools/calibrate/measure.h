@@ -67,8 +67,9 @@ double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, doub
 
 /* Half a k-way round trip of `bytes`-byte messages (model/fit.h:
  * cs_fit_overhead): rank 0 of comm posts k sends to ranks 1..p-1 round
- * robin, then k receives, and each peer returns what it got; rank 0's time,
- * median of reps (every rank gets it). */
+ * robin, then k receives, and each peer returns what it got; rank 0's time
+ * (common_start.h: from one instant where the clock is global, else from a
+ * barrier), median of reps (every rank gets it); -1 if out of memory. */
 double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target);
 
 /* Seconds to memcpy `bytes` on every rank at once (the slowest; median of reps). */
