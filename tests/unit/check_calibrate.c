@@ -203,6 +203,27 @@ static cs_cal_cell cell(int p, size_t bytes, const cs_alg *best, const cs_alg *m
                          .model_best = R(mb), .model_native = R(bn * mb)};
 }
 
+/* Paired ratios of two ways of timing: the worse for a decides. A tree whose
+ * leaves run ahead: back to back 0.75 of the library, from a common start
+ * 1.10 (slower beyond 3%); and the reverse. */
+START_TEST(test_ratio_worse)
+{
+    const double lib_loop[] = {1.0, 2.0, 1.0, 1.0, 1.0}, ours_loop[] = {0.75, 1.5, 0.75, 0.76, 0.74};
+    const double lib_start[] = {2.0, 2.0, 4.0, 2.0, 2.0}, ours_start[] = {2.2, 2.2, 4.4, 2.2, 2.18};
+    cs_cal_ratio r = cs_cal_ratio_paired(ours_loop, lib_loop, 5, 0.03);
+    ck_assert(fabs(r.median - 0.75) < 1e-12 && cs_cal_faster(r));
+    r = cs_cal_ratio_worse(ours_loop, lib_loop, ours_start, lib_start, 5, 0.03);
+    ck_assert_msg(fabs(r.median - 1.1) < 1e-12 && cs_cal_slower(r), "median %g", r.median);
+    r = cs_cal_ratio_worse(ours_start, lib_start, ours_loop, lib_loop, 5, 0.03);
+    ck_assert(fabs(r.median - 1.1) < 1e-12);
+    r = cs_cal_ratio_worse(ours_loop, lib_loop, ours_loop, lib_loop, 5, 0.03); /* one timing (SMPI, --target 0) */
+    ck_assert(fabs(r.median - 0.75) < 1e-12 && r.noise == 0.03);
+    /* the library against ours: the worse for the library is back to back, 1/0.75 */
+    r = cs_cal_ratio_worse(lib_loop, ours_loop, lib_start, ours_start, 5, 0.03);
+    ck_assert_msg(fabs(r.median - 1 / 0.75) < 1e-12, "median %g", r.median);
+}
+END_TEST
+
 START_TEST(test_cell_choice)
 {
     const cs_alg *E = &cs_allreduce_elimination, *G = &cs_allreduce_ring, *alg;
@@ -532,6 +553,7 @@ Suite *make_calibrate_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("rules");
     tcase_add_test(tc, test_ratio_noise);
+    tcase_add_test(tc, test_ratio_worse);
     tcase_add_test(tc, test_cell_choice);
     tcase_add_test(tc, test_rules_bands_and_p);
     tcase_add_test(tc, test_rules_limit);
