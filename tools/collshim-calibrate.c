@@ -1,10 +1,11 @@
 /*
  * collshim-calibrate: measure this machine and write collshim's configuration for it.
  *
- *   mpiexec -n P collshim-calibrate [-o machine.yaml] [--quick | --budget 20m]
+ *   mpiexec -n P collshim-calibrate [--rules] [-o machine.yaml] [--quick | --budget 20m]
  *                                   [--sizes LIST] [--comm-sizes LIST] [--alltoall-max BYTES]
  *                                   [--reps N] [--noise F] [--target SECONDS] [--colls LIST]
  *                                   [--skip LIST]
+ *   mpiexec -n P collshim-calibrate --fit [-o machine.yaml] [...]
  *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick] [...]
  *
  * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
@@ -15,21 +16,36 @@
  *    between two nodes: the model takes the inter-node fit then (a collective over
  *    nodes waits for its slowest links); rho from copies beyond the caches; gamma
  *    from PMPI_Reduce_local on the common type and operator classes (the model
- *    takes MPI_DOUBLE with MPI_SUM, the type collshim is calibrated with);
+ *    takes MPI_DOUBLE with MPI_SUM, the type collshim is calibrated with); o
+ *    (overhead) from k-way round trips of tiny messages, k = 1, 2, 4, ...
+ *    (model/fit.h: cs_fit_overhead), which also show whether concurrent
+ *    messages overlap their alpha; the ping-pong's alpha less o is the
+ *    model's; a run over nodes gives alpha_node and beta_node from the
+ *    intra-node fit (node_levels);
  * 2. times, per collective, communicator size (the world and sub-communicators of
  *    the first q ranks, powers of two and not) and message size, the library's
  *    collective and every algorithm of ours that can run it (each result checked
- *    against the library's), in paired repetitions; prints medians, the spread of
- *    each ratio to the library, and the model's prediction beside each;
+ *    against the library's), in paired repetitions, each timed two ways: calls
+ *    back to back (total / calls, as applications and OSU or IMB loop) and one
+ *    call from a common start (common_start.h: what the model prices); prints
+ *    medians, each ratio to the library with its noise, the model's
+ *    prediction, and the model's error per algorithm (median and worst);
  * 3. writes a complete configuration (src/config/config_write.c): the fitted model
  *    and <coll>.rules per communicator size x size range (calibrate/derive.h): the
  *    library where it measured faster beyond the noise, auto where the model's
- *    choice measured as fast as the best of ours, else the measured best. A p it
+ *    choice measured as fast as the best of ours, else the measured best, each
+ *    judged by the worse of its two ratios (back to back, common start). A p it
  *    did not measure gets no rule, so select keeps the library there, to be safe.
  *
- * --verify FILE reads a configuration and times, cell by cell, what collshim
- * would run under it (select's decision, as the shim makes it) against the
- * library, and reports every cell where that is slower beyond the noise.
+ * --rules (the default) does all three. --fit does 1 only, times every
+ * algorithm of ours as the fitted model tunes it at the world's p and a few
+ * sizes for the model's error per algorithm, and writes the model with no
+ * rules (select decides every call under it): seconds at p = 2.
+ *
+ * --verify FILE reads a configuration (either kind) and times, cell by cell,
+ * what collshim would run under it (select's decision, as the shim makes it)
+ * against the library, both ways, and reports every cell where that is slower
+ * beyond the noise by either, and the model's error per algorithm.
  * Exit status: 0, 1 on a usage or configuration error or a wrong result, 3 when
  * --verify found a cell slower than the library.
  */
@@ -60,6 +76,7 @@
 typedef struct cal_opts {
     const char *out, *verify;
     int quick;
+    int fit;       /* --fit: the model only, no rules */
     double budget; /* seconds; 0: none */
     int reps;
     double target, noise;
@@ -80,28 +97,38 @@ static const size_t a2a_full[] = {8, 32, 128, 512, 2048, 8192, 32768, 131072};
 static const size_t a2a_quick[] = {8, 512, 16384};
 static const size_t pp_full[] = {0, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
 static const size_t pp_quick[] = {0, 64, 4096, 262144, 1048576};
+/* --fit times every algorithm of ours at these sizes only, for the model's error. */
+static const size_t red_fit[] = {8, 1024, 65536};
+static const size_t a2a_fit[] = {8, 1024};
 #define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static void usage(FILE *f)
 {
     if (rank == 0)
-        fprintf(f, "usage: collshim-calibrate [-o FILE] [--quick | --budget DURATION] [options]\n"
-                   "       collshim-calibrate --verify FILE [--quick] [options]\n"
-                   "  -o FILE           the configuration to write (default collshim-machine.yaml)\n"
-                   "  --quick           4 message sizes, 5 repetitions: a minute, not a verdict\n"
-                   "  --budget D        no new communicator size after D (90s, 20m, 1h); the cut is said\n"
-                   "  --verify FILE     time what FILE makes collshim run against the library\n"
-                   "  --sizes LIST      message sizes, increasing (bytes; K, M suffixes), e.g. 8,1K,64K (at most %d;\n"
-                   "                    alltoall: per destination; reductions: from 8, doubles)\n"
-                   "  --comm-sizes LIST communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
-                   "  --alltoall-max B  time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
-                   "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
-                   "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n"
-                   "  --target S        seconds one timing should last, in calls (default 0.002, --quick 0.0003);\n"
-                   "                    0: one call per timing (a deterministic simulator such as SMPI)\n"
-                   "  --colls LIST      the collectives to time, e.g. allreduce,reduce (default all three); the\n"
-                   "                    others get no rules: collshim's model decides them under the fitted costs\n"
-                   "  --skip LIST       algorithms of ours not to time, e.g. linear (never a rule's choice)\n",
+        fprintf(f,
+                "usage: collshim-calibrate [--rules] [-o FILE] [--quick | --budget DURATION] [options]\n"
+                "       collshim-calibrate --fit [-o FILE] [options]\n"
+                "       collshim-calibrate --verify FILE [--quick] [options]\n"
+                "  --rules           fit the model, time the grid, write the model and rules (the default)\n"
+                "  --fit             fit the model only (ping-pong, k-way round trips for o, memcpy,\n"
+                "                    PMPI_Reduce_local) and write it with no rules: seconds at p = 2;\n"
+                "                    every algorithm is timed at the world's p at 8 B, 1 KiB (64 KiB for\n"
+                "                    the reductions) for the model's error, not for rules\n"
+                "  -o FILE           the configuration to write (default collshim-machine.yaml)\n"
+                "  --quick           4 message sizes, 5 repetitions: a minute, not a verdict\n"
+                "  --budget D        no new communicator size after D (90s, 20m, 1h); the cut is said\n"
+                "  --verify FILE     time what FILE makes collshim run against the library\n"
+                "  --sizes LIST      message sizes, increasing (bytes; K, M suffixes), e.g. 8,1K,64K (at most %d;\n"
+                "                    alltoall: per destination; reductions: from 8, doubles)\n"
+                "  --comm-sizes LIST communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
+                "  --alltoall-max B  time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
+                "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
+                "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n"
+                "  --target S        seconds one timing should last, in calls (default 0.002, --quick 0.0003);\n"
+                "                    0: one call per timing (a deterministic simulator such as SMPI)\n"
+                "  --colls LIST      the collectives to time, e.g. allreduce,reduce (default all three); the\n"
+                "                    others get no rules: collshim's model decides them under the fitted costs\n"
+                "  --skip LIST       algorithms of ours not to time, e.g. linear (never a rule's choice)\n",
                 CAL_MAX_SIZES, CAL_MAX_Q, CS_CAL_MAX_REPS);
 }
 
@@ -217,8 +244,9 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
                     .colls = (1u << CS_COLL_LAST) - 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) {
-            o->quick = 1;
+        if (!strcmp(a, "--quick") || !strcmp(a, "--fit") || !strcmp(a, "--rules")) {
+            o->quick |= a[2] == 'q';
+            o->fit = a[2] == 'f' ? 1 : a[2] == 'r' ? -1 : o->fit; /* -1: --rules, said */
             continue;
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -255,7 +283,12 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
         else
             return -1;
     }
-    if (o->quick)
+    if (o->fit > 0 && o->verify)
+        return -1; /* --fit writes, --verify reads */
+    if (o->fit < 0 && o->verify)
+        return -1;
+    o->fit = o->fit > 0;
+    if (o->quick || o->fit)
         o->reps = 5, o->target = 3e-4, o->noise = 0.05;
     if (reps)
         o->reps = reps;
@@ -268,6 +301,14 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
 
 /* ---- the model ------------------------------------------------------------ */
 
+/* "\n#   measured:   t0 t1 ..." under a row of what was varied. */
+static void print_measured(const double *t, int n)
+{
+    printf("\n#   measured:  ");
+    for (int i = 0; i < n; i++)
+        printf(" %9.3e", t[i]);
+}
+
 static void print_fit(const char *what, const cs_fit *f, const size_t *x, const double *t, const int *dropped, int n)
 {
     printf("# %s: alpha %.3e s, beta %.3e s/B (%.2f GB/s); R^2 %.5f, residuals rms %.1f%% max %.1f%%%s\n", what,
@@ -276,9 +317,7 @@ static void print_fit(const char *what, const cs_fit *f, const size_t *x, const 
     printf("#   bytes:     ");
     for (int i = 0; i < n; i++)
         printf(" %9zu", x[i]);
-    printf("\n#   measured:  ");
-    for (int i = 0; i < n; i++)
-        printf(" %9.3e", t[i]);
+    print_measured(t, n);
     printf("\n#   residual:  ");
     for (int i = 0; i < n; i++)
         printf(" %8.1f%%%s", 100 * (t[i] - f->a - f->b * (double)x[i]) / t[i], dropped[i] ? "*" : "");
@@ -368,6 +407,41 @@ static double time_reduce(size_t bytes, const void *arg)
     return cs_cal_reduce_local(MPI_COMM_WORLD, c->type, c->op, bytes, CAL_LOCAL_REPS);
 }
 
+/*
+ * o from k-way round trips of 8-byte messages (cs_cal_fan, model/fit.h:
+ * cs_fit_overhead), k = 1, 2, 4, ... up to the larger of 8 and p - 1 (at
+ * p = 2, several messages to the one peer at once); and whether concurrent
+ * messages overlap their alpha, as the pricer assumes: the alpha they see
+ * against the ping-pong's, pp_alpha. 0 on success.
+ */
+static int fit_overhead(const cal_opts *o, double pp_alpha, double *overhead)
+{
+    double k[16], t[16];
+    int n = 0;
+    cs_fit f;
+    for (int x = 1; n < 16 && x <= 256 && (x <= 8 || x <= world - 1); x *= 2) {
+        k[n] = x;
+        t[n++] = cs_cal_fan(MPI_COMM_WORLD, x, 8, o->reps, o->target / 4);
+    }
+    if (cs_fit_overhead(k, t, n, &f) != 0)
+        return -1;
+    *overhead = f.b;
+    if (rank != 0)
+        return 0;
+    printf("# k-way round trips of 8 B: o %.3e s per message posted; concurrent messages see alpha %.3e s "
+           "(ping-pong's %.3e); residuals rms %.1f%% max %.1f%%\n#   k:         ",
+           f.b, f.a, pp_alpha, 100 * f.rms_residual, 100 * f.max_residual);
+    for (int i = 0; i < n; i++)
+        printf(" %9.0f", k[i]);
+    print_measured(t, n);
+    printf("\n");
+    if (f.a < 0.25 * pp_alpha && f.b > 0.5 * pp_alpha)
+        printf("# warning: concurrent messages do not overlap their alpha as the model assumes (each adds %.0f%% of a\n"
+               "#          ping-pong's): more ranks than free cores, or a library that serialises messages\n",
+               100 * f.b / pp_alpha);
+    return 0;
+}
+
 /* Fit the model; 0 on success (every rank gets it). */
 static int fit_model(const cal_opts *o, cs_model *m)
 {
@@ -407,8 +481,20 @@ static int fit_model(const cal_opts *o, cs_model *m)
         printf("# warning: a message within a node starts in %.0f us: more ranks than free cores (time slices)?\n"
                "#          calibrate on an otherwise idle node, one rank per core\n",
                intra.a * 1e6);
-    m->alpha = take->a;
+    if (fit_overhead(o, take->a, &m->overhead) != 0)
+        return -1;
+    /* A blocking ping-pong's half round trip is alpha + o to the pricer (the sender posts, the
+     * receiver's receive waits posted): the model's alpha is the rest. */
+    m->alpha = fmax(0.0, take->a - m->overhead);
     m->beta = take->b;
+    if (other_node >= 0 && same_node >= 0) { /* two levels: node pairs apart from the others */
+        m->node_levels = 1;
+        m->alpha_node = fmax(0.0, intra.a - m->overhead);
+        m->beta_node = intra.b;
+    }
+    if (rank == 0)
+        printf("# model: alpha %.3e s, beta %.3e s/B, overhead %.3e s%s\n", m->alpha, m->beta, m->overhead,
+               m->node_levels ? " (alpha_node, beta_node: the intra-node fit's)" : "");
 
     m->rho = fit_per_byte(time_copy, NULL, o);
     static const reduce_class classes[] = {
@@ -418,7 +504,7 @@ static int fit_model(const cal_opts *o, cs_model *m)
     };
     if (rank == 0)
         printf("# rho %.3e s/B (memcpy beyond the caches, every rank at once)\n", m->rho);
-    for (int i = 0; i < NELEMS(classes); i++) {
+    for (int i = 0; i < (o->fit ? 1 : NELEMS(classes)); i++) { /* --fit: the model's class only */
         const double g = fit_per_byte(time_reduce, &classes[i], o);
         if (i == 0)
             m->gamma = g;
@@ -457,6 +543,16 @@ typedef struct cal_row {
     cs_decision d;                       /* --verify: select's decision under the file */
 } cal_row;
 
+#define CAL_ERR_MAX 512 /* timings per algorithm in the model's error */
+
+/* The model's error for one algorithm: |predicted/measured - 1| per timing. */
+typedef struct cal_err {
+    cs_coll coll;
+    const cs_alg *alg;
+    int n;
+    double once[CAL_ERR_MAX], loop[CAL_ERR_MAX]; /* from a common start; back to back */
+} cal_err;
+
 typedef struct cal_state {
     const cal_opts *o;
     cs_config cfg;     /* the fitted model (calibration) or the file (--verify) */
@@ -467,6 +563,8 @@ typedef struct cal_state {
     double err_fit[4096], err_default[4096];
     int nerr;
     int verify_cells, verify_slower;
+    cal_err errs[48];
+    int nerrs;
 } cal_state;
 
 /* Does a row before rows[n] run what rows[n] would (the same algorithm and parameters in effect)? */
@@ -500,6 +598,8 @@ static int row_givens(const cal_state *st, const cs_alg *alg, const cs_problem *
     int n = 0;
     cs_params params;
     given[n++][0] = '\0';
+    if (st->o->fit) /* the model's error: each row as the fitted model tunes it */
+        return n;
     if (alg->tune && alg->format) {
         cs_params_init(&params);
         alg->tune(&st->defaults, prob, &params);
@@ -562,41 +662,80 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     return n;
 }
 
-static cs_cal_ratio ratio_of(const cs_cal_path *a, const cs_cal_path *b, int reps, double floor)
+/* The ratios t_a / t_b of two paths' paired repetitions, back to back or from a common start. */
+static cs_cal_ratio ratio_of(const cs_cal_path *a, const cs_cal_path *b, int start, int reps, double floor)
 {
-    double v[CS_CAL_MAX_REPS];
-    for (int r = 0; r < reps; r++)
-        v[r] = a->t[r] / b->t[r];
-    return cs_cal_ratio_of(v, reps, floor);
+    return start ? cs_cal_ratio_paired(a->t_start, b->t_start, reps, floor)
+                 : cs_cal_ratio_paired(a->t, b->t, reps, floor);
 }
 
-static double median_time(const cs_cal_path *a, int reps)
+/* What the decisions use (derive.h): on a real node at p = 16, small reduce was ruled faster
+ * from timings like the common start's and measured 1.28-1.73x slower in a back-to-back loop. */
+static cs_cal_ratio worse_ratio(const cs_cal_path *a, const cs_cal_path *b, int reps, double floor)
+{
+    return cs_cal_ratio_worse(a->t, b->t, a->t_start, b->t_start, reps, floor);
+}
+
+static double median_time(const double *t, int reps)
 {
     double v[CS_CAL_MAX_REPS];
-    memcpy(v, a->t, sizeof(double) * (size_t)reps);
+    memcpy(v, t, sizeof(double) * (size_t)reps);
     return cs_cal_quantile(v, reps, 0.5);
 }
 
 static void print_row(const cs_problem *prob, const cal_row *r, const cal_row *native, int reps, const char *mark)
 {
     char spec[128];
-    double v[CS_CAL_MAX_REPS];
     if (r->path.alg)
         cs_alg_spec(r->path.alg, &r->path.params, spec, sizeof spec);
     else
         strcpy(spec, "native");
-    const double med = median_time(&r->path, reps);
-    for (int i = 0; i < reps; i++)
-        v[i] = r->path.t[i] / native->path.t[i];
-    const double q1 = cs_cal_quantile(v, reps, 0.25), q3 = cs_cal_quantile(v, reps, 0.75);
-    const double ratio = cs_cal_quantile(v, reps, 0.5);
-    printf("%-9s %5d %8zu  %-22s %10.3e  %6.3f [%5.3f, %5.3f]", cs_coll_name(prob->coll), prob->p, prob->bytes,
-           spec, med, ratio, q1, q3);
+    const double med = median_time(r->path.t, reps), start = median_time(r->path.t_start, reps);
+    const cs_cal_ratio loop = ratio_of(&r->path, &native->path, 0, reps, 0.0);
+    const cs_cal_ratio once = ratio_of(&r->path, &native->path, 1, reps, 0.0);
+    printf("%-9s %5d %8zu  %-22s %10.3e  %6.3f ±%5.3f  %10.3e  %6.3f ±%5.3f", cs_coll_name(prob->coll), prob->p,
+           prob->bytes, spec, med, loop.median, loop.noise, start, once.median, once.noise);
     if (r->path.alg && r->path.alg->cost && r->predicted >= 0)
-        printf("  %10.3e %7.3f", r->predicted, r->predicted / med);
+        printf("  %10.3e %7.3f", r->predicted, r->predicted / start);
     else
         printf("  %10s %7s", "-", "-");
     printf("  %s\n", mark);
+}
+
+/* |predicted/measured - 1| of one timing of ours, per collective and algorithm. */
+static void record_error(cal_state *st, cs_coll coll, const cal_row *r)
+{
+    const int reps = st->o->reps;
+    if (!r->path.alg || !r->path.alg->cost || !(r->predicted >= 0))
+        return;
+    int i = 0;
+    while (i < st->nerrs && (st->errs[i].coll != coll || st->errs[i].alg != r->path.alg))
+        i++;
+    if (i == NELEMS(st->errs))
+        return;
+    cal_err *e = &st->errs[i];
+    if (i == st->nerrs) {
+        st->nerrs++;
+        *e = (cal_err){.coll = coll, .alg = r->path.alg};
+    }
+    if (e->n == CAL_ERR_MAX)
+        return;
+    e->once[e->n] = fabs(r->predicted / median_time(r->path.t_start, reps) - 1.0);
+    e->loop[e->n++] = fabs(r->predicted / median_time(r->path.t, reps) - 1.0);
+}
+
+/* The model's error per algorithm: median and worst over its timings, both ways. */
+static void print_errors(cal_state *st)
+{
+    printf("# model error per algorithm, |predicted/measured - 1|: median, worst over its cells; from a common start "
+           "(what the model prices) | back to back\n");
+    for (int i = 0; i < st->nerrs; i++) {
+        cal_err *e = &st->errs[i];
+        const double once = cs_cal_quantile(e->once, e->n, 0.5), once_max = cs_cal_quantile(e->once, e->n, 1.0);
+        const double loop = cs_cal_quantile(e->loop, e->n, 0.5), loop_max = cs_cal_quantile(e->loop, e->n, 1.0);
+        printf("# model error %-9s %-12s %3d cells: median %6.1f%% worst %7.1f%% | median %6.1f%% worst %7.1f%%\n",
+               cs_coll_name(e->coll), e->alg->name, e->n, 100 * once, 100 * once_max, 100 * loop, 100 * loop_max);
+    }
 }
 
 /* One cell: time it, record it, print it (rank 0). 0, or -1 on a wrong result. */
@@ -613,14 +752,18 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
     for (int k = 0; k < n; k++)
         paths[k] = rows[k].path;
     int rc = cs_cal_time(c, &prob, paths, n, &tm);
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         memcpy(rows[k].path.t, paths[k].t, sizeof paths[k].t);
+        memcpy(rows[k].path.t_start, paths[k].t_start, sizeof paths[k].t_start);
+    }
     cs_cal_paths_free(paths, n);
     if (rc != MPI_SUCCESS)
         return -1;
+    for (int k = 1; k < n; k++)
+        record_error(st, coll, &rows[k]);
 
     if (o->verify) {
-        const cs_cal_ratio r = ratio_of(&rows[1].path, &rows[0].path, o->reps, o->noise);
+        const cs_cal_ratio r = worse_ratio(&rows[1].path, &rows[0].path, o->reps, o->noise);
         const int slower = rows[1].path.alg->build && cs_cal_slower(r);
         st->verify_cells++;
         st->verify_slower += slower;
@@ -638,14 +781,17 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         return 0;
     }
 
+    /* The best of ours: the least of its worse ratio to the library (the two timings' units differ). */
     int best = -1, model = -1;
+    double best_ratio = INFINITY;
     for (int k = 1; k < n; k++) {
-        if (best < 0 || median_time(&rows[k].path, o->reps) < median_time(&rows[best].path, o->reps))
-            best = k;
+        const double ratio = worse_ratio(&rows[k].path, &rows[0].path, o->reps, o->noise).median;
+        if (best < 0 || ratio < best_ratio)
+            best = k, best_ratio = ratio;
         if (model < 0 || rows[k].predicted < rows[model].predicted)
             model = k;
         if (st->nerr < NELEMS(st->err_fit)) {
-            const double meas = median_time(&rows[k].path, o->reps);
+            const double meas = median_time(rows[k].path.t_start, o->reps);
             st->err_fit[st->nerr] = fabs(rows[k].predicted / meas - 1.0);
             st->err_default[st->nerr++] = fabs(rows[k].predicted_default / meas - 1.0);
         }
@@ -656,11 +802,11 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         if (rows[best].given[0] && st->ncells[coll] < CAL_MAX_CELLS)
             cell.best_given = strcpy(st->given[coll][st->ncells[coll]], rows[best].given);
         cell.model = rows[model].path.alg;
-        cell.best_native = ratio_of(&rows[best].path, &rows[0].path, o->reps, o->noise);
-        cell.model_best = ratio_of(&rows[model].path, &rows[best].path, o->reps, o->noise);
-        cell.model_native = ratio_of(&rows[model].path, &rows[0].path, o->reps, o->noise);
+        cell.best_native = worse_ratio(&rows[best].path, &rows[0].path, o->reps, o->noise);
+        cell.model_best = worse_ratio(&rows[model].path, &rows[best].path, o->reps, o->noise);
+        cell.model_native = worse_ratio(&rows[model].path, &rows[0].path, o->reps, o->noise);
     }
-    if (st->ncells[coll] < CAL_MAX_CELLS)
+    if (st->ncells[coll] < CAL_MAX_CELLS && !o->fit)
         st->cells[coll][st->ncells[coll]++] = cell;
     if (rank == 0) {
         const char *why;
@@ -669,11 +815,14 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         for (int k = 0; k < n; k++)
             print_row(&prob, &rows[k], &rows[0], o->reps,
                       k == 0 ? "" : k == best && k == model ? "best, model" : k == best ? "best" : k == model ? "model" : "");
-        printf("%-9s %5d %8zu  -> %s%s%s%s%s (%s)\n", cs_coll_name(coll), c->p, prob.bytes,
-               choice == CS_CHOICE_NATIVE ? "native" : choice == CS_CHOICE_AUTO ? "auto" : alg->name,
-               choice == CS_CHOICE_FORCED && cell.best_given ? ":" : "",
-               choice == CS_CHOICE_FORCED && cell.best_given ? cell.best_given : "",
-               choice == CS_CHOICE_AUTO ? ": " : "", choice == CS_CHOICE_AUTO ? cell.model->name : "", why);
+        if (!o->fit) /* --fit writes no rules: no choice to say */
+            printf("%-9s %5d %8zu  -> %s%s%s%s%s (%s)\n", cs_coll_name(coll), c->p, prob.bytes,
+                   choice == CS_CHOICE_NATIVE ? "native"
+                   : choice == CS_CHOICE_AUTO ? "auto"
+                                              : alg->name,
+                   choice == CS_CHOICE_FORCED && cell.best_given ? ":" : "",
+                   choice == CS_CHOICE_FORCED && cell.best_given ? cell.best_given : "",
+                   choice == CS_CHOICE_AUTO ? ": " : "", choice == CS_CHOICE_AUTO ? cell.model->name : "", why);
     }
     return 0;
 }
@@ -705,11 +854,13 @@ static int measure_comm(cal_state *st, int q)
             continue;
         const int a2a = coll == CS_COLL_ALLTOALL;
         const size_t *sizes = st->o->nsizes ? st->o->sizes
-                              : a2a ? (st->o->quick ? a2a_quick : a2a_full)
-                                    : (st->o->quick ? red_quick : red_full);
+                              : st->o->fit  ? (a2a ? a2a_fit : red_fit)
+                              : a2a         ? (st->o->quick ? a2a_quick : a2a_full)
+                                            : (st->o->quick ? red_quick : red_full);
         const int nsizes = st->o->nsizes ? st->o->nsizes
-                           : a2a ? (st->o->quick ? NELEMS(a2a_quick) : NELEMS(a2a_full))
-                                 : (st->o->quick ? NELEMS(red_quick) : NELEMS(red_full));
+                           : st->o->fit  ? (a2a ? NELEMS(a2a_fit) : NELEMS(red_fit))
+                           : a2a         ? (st->o->quick ? NELEMS(a2a_quick) : NELEMS(a2a_full))
+                                         : (st->o->quick ? NELEMS(red_quick) : NELEMS(red_full));
         if (rank == 0) {
             fprintf(stderr, "collshim-calibrate: %s at p = %d, %d sizes ...\n", cs_coll_name((cs_coll)coll), q,
                     nsizes);
@@ -741,6 +892,11 @@ static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
     time_t now = time(NULL);
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
+    if (st->o->fit) { /* the model alone: select decides every call under it */
+        fprintf(f, "# Written by collshim-calibrate --fit on %s: %d ranks; the fitted model, no rules.\n", when, world);
+        int rc = cs_config_write(f, &st->cfg);
+        return fclose(f) != 0 || rc != 0 ? -1 : 0;
+    }
     fprintf(f, "# Written by collshim-calibrate%s on %s: %d ranks; communicator sizes measured:", st->o->quick ? " --quick" : "",
             when, world);
     for (int i = 0; i < nq; i++)
@@ -809,9 +965,12 @@ int main(int argc, char **argv)
     st.cfg.model.hulls = &hulls;
 
     if (rank == 0)
-        printf("%-9s %5s %8s  %-22s %10s  %6s %-14s  %10s %7s\n", "coll", "p", "bytes", "alg", "median_s",
-               "/native", " [q1, q3]", "predicted", "pred/meas");
-    nq = o.nqs ? o.nqs : comm_sizes(world, qs);
+        printf("# per path: back to back (%s calls, seconds per call, median; its ratio to the library's, +-noise),\n"
+               "# then one call from a common start (the same), then the model's prediction and its ratio to that\n"
+               "%-9s %5s %8s  %-22s %10s  %6s %6s  %10s  %6s %6s  %10s %7s\n",
+               o.target > 0 ? "N" : "1", "coll", "p", "bytes", "alg", "loop_s", "/nativ", "noise", "start_s", "/nativ",
+               "noise", "predicted", "pred/st");
+    nq = o.nqs ? o.nqs : o.fit ? (qs[0] = world, 1) : comm_sizes(world, qs);
     if (o.nqs)
         memcpy(qs, o.qs, sizeof(int) * (size_t)nq);
     for (int i = 0; i < nq && rc == 0; i++) {
@@ -825,6 +984,7 @@ int main(int argc, char **argv)
         done++;
     }
     if (rank == 0 && rc == 0) {
+        print_errors(&st);
         if (done < nq) {
             printf("# the budget cut communicator sizes");
             for (int i = done; i < nq; i++)
@@ -836,7 +996,7 @@ int main(int argc, char **argv)
                    st.verify_slower);
         } else {
             printf("# model error, median |predicted/measured - 1| over %d timings of ours: built-in model %.1f%%, "
-                   "fitted %.1f%%\n",
+                   "fitted %.1f%% (from a common start)\n",
                    st.nerr, 100 * median_of(st.err_default, st.nerr), 100 * median_of(st.err_fit, st.nerr));
             if (write_config(&st, qs, done, nq - done) != 0)
                 rc = 1;

@@ -1,6 +1,7 @@
 /*
  * Calibration without MPI: the least-squares fit recovers known costs from
- * synthetic times (model/fit.h), measured cells become choices and rules
+ * synthetic times (model/fit.h; o and alpha from k-way round trips that the
+ * pricer prices), measured cells become choices and rules
  * (tools/calibrate/derive.h), and the configuration collshim-calibrate
  * writes loads back into the same values and the same decisions
  * (cs_config_write).
@@ -18,7 +19,9 @@
 #include "config/config_internal.h"
 #include "config/config_yaml.h"
 #include "model/fit.h"
+#include "sched/pricer.h"
 #include "select/select.h"
+#include "sim.h"
 
 Suite *make_calibrate_suite(void);
 
@@ -105,6 +108,74 @@ START_TEST(test_fit_slope)
 }
 END_TEST
 
+/* ---- o from k-way round trips --------------------------------------------- */
+
+static const struct overhead_case {
+    double alpha, o, noise;
+} overhead_cases[] = {
+    {1e-6, 1e-7, 0}, {5e-7, 2e-7, 0},   {2e-6, 0, 0},       {3e-6, 5e-8, 0},
+    {4e-5, 1e-6, 0}, {3e-7, 1.6e-7, 0}, {1e-6, 1e-7, 0.01}, {3e-7, 1.6e-7, 0.02},
+};
+
+/* Half of what the pricer charges for collshim-calibrate's k-way round trip
+ * (measure.h: cs_cal_fan) of 8-byte messages, as rounds: rank 0 sends to k
+ * peers, then receives from them; each peer receives, then sends back. */
+static double priced_round_trip(const cs_model *mo, int k)
+{
+    const int p = k + 1;
+    cs_sched *s = sim_scheds_new(p);
+    for (int r = 0; r < p; r++)
+        cs_sched_round(&s[r]);
+    for (int j = 1; j <= k; j++) {
+        cs_sched_send(&s[0], j, CS_BUF_SEND, 0, 8);
+        cs_sched_recv(&s[j], 0, CS_BUF_RECV, 0, 8);
+    }
+    for (int r = 0; r < p; r++)
+        cs_sched_round(&s[r]);
+    for (int j = 1; j <= k; j++) {
+        cs_sched_recv(&s[0], j, CS_BUF_RECV, (size_t)(j - 1) * 8, 8);
+        cs_sched_send(&s[j], 0, CS_BUF_RECV, 0, 8);
+    }
+    const double t = cs_price_critical_path(mo, s, p, 0, NULL);
+    sim_scheds_free(s, p);
+    return t / 2;
+}
+
+/* The pricer's round trips, max(k*o, alpha + o/2 + k*o/2), for k = 1..16
+ * (o binds some of them where it is large) give alpha and o back; with
+ * noise, within twice it. */
+START_TEST(test_fit_overhead)
+{
+    const struct overhead_case *c = &overhead_cases[_i];
+    const cs_model mo = {.alpha = c->alpha, .overhead = c->o};
+    double k[5], t[5];
+    cs_fit f;
+    for (int i = 0; i < 5; i++) {
+        k[i] = 1 << i;
+        t[i] = priced_round_trip(&mo, 1 << i) * (1.0 + (i % 2 ? c->noise : -c->noise));
+        if (c->noise == 0)
+            ck_assert_msg(fabs(t[i] / fmax(k[i] * c->o, c->alpha + c->o / 2 + k[i] * c->o / 2) - 1) < 1e-9,
+                          "k = %g: priced %g", k[i], t[i]);
+    }
+    ck_assert_int_eq(cs_fit_overhead(k, t, 5, &f), 0);
+    const double tol = c->noise == 0 ? 1e-9 : 2 * c->noise;
+    ck_assert_msg(fabs(f.a - c->alpha) <= tol * c->alpha, "alpha %g, fitted %g", c->alpha, f.a);
+    ck_assert_msg(fabs(f.b - c->o) <= tol * (c->alpha + c->o) + 1e-18, "o %g, fitted %g", c->o, f.b);
+}
+END_TEST
+
+/* Messages that do not overlap (each pays alpha: t = k*alpha) show as a
+ * slope as large as alpha; fewer than two points fit nothing. */
+START_TEST(test_fit_overhead_no_overlap)
+{
+    const double k[] = {1, 2, 4, 8}, t[] = {1e-6, 2e-6, 4e-6, 8e-6};
+    cs_fit f;
+    ck_assert_int_eq(cs_fit_overhead(k, t, 4, &f), 0);
+    ck_assert_msg(fabs(f.b - 1e-6) < 1e-15 && fabs(f.a) < 1e-15, "alpha %g, o %g", f.a, f.b);
+    ck_assert_int_eq(cs_fit_overhead(k, t, 1, &f), -1);
+}
+END_TEST
+
 /* ---- cells, choices, rules ------------------------------------------------ */
 
 START_TEST(test_ratio_noise)
@@ -131,6 +202,27 @@ static cs_cal_cell cell(int p, size_t bytes, const cs_alg *best, const cs_alg *m
     return (cs_cal_cell){.p = p, .bytes = bytes, .best = best, .model = model, .best_native = R(bn),
                          .model_best = R(mb), .model_native = R(bn * mb)};
 }
+
+/* Paired ratios of two ways of timing: the worse for a decides. A tree whose
+ * leaves run ahead: back to back 0.75 of the library, from a common start
+ * 1.10 (slower beyond 3%); and the reverse. */
+START_TEST(test_ratio_worse)
+{
+    const double lib_loop[] = {1.0, 2.0, 1.0, 1.0, 1.0}, ours_loop[] = {0.75, 1.5, 0.75, 0.76, 0.74};
+    const double lib_start[] = {2.0, 2.0, 4.0, 2.0, 2.0}, ours_start[] = {2.2, 2.2, 4.4, 2.2, 2.18};
+    cs_cal_ratio r = cs_cal_ratio_paired(ours_loop, lib_loop, 5, 0.03);
+    ck_assert(fabs(r.median - 0.75) < 1e-12 && cs_cal_faster(r));
+    r = cs_cal_ratio_worse(ours_loop, lib_loop, ours_start, lib_start, 5, 0.03);
+    ck_assert_msg(fabs(r.median - 1.1) < 1e-12 && cs_cal_slower(r), "median %g", r.median);
+    r = cs_cal_ratio_worse(ours_start, lib_start, ours_loop, lib_loop, 5, 0.03);
+    ck_assert(fabs(r.median - 1.1) < 1e-12);
+    r = cs_cal_ratio_worse(ours_loop, lib_loop, ours_loop, lib_loop, 5, 0.03); /* one timing (SMPI, --target 0) */
+    ck_assert(fabs(r.median - 0.75) < 1e-12 && r.noise == 0.03);
+    /* the library against ours: the worse for the library is back to back, 1/0.75 */
+    r = cs_cal_ratio_worse(lib_loop, ours_loop, lib_start, ours_start, 5, 0.03);
+    ck_assert_msg(fabs(r.median - 1 / 0.75) < 1e-12, "median %g", r.median);
+}
+END_TEST
 
 START_TEST(test_cell_choice)
 {
@@ -432,7 +524,12 @@ START_TEST(test_write_every_key)
     yaml_document_t doc;
 
     cs_config_defaults(&cfg);
+    /* Two levels, as --fit writes for a run over nodes: alpha_node and beta_node are written only then. */
+    cfg.model.node_levels = 1;
+    cfg.model.alpha_node = 2e-7;
+    cfg.model.beta_node = 5e-11;
     load_written(&cfg, &back, text, sizeof text);
+    ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
     ck_assert(yaml_parser_initialize(&parser));
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
     ck_assert(yaml_parser_load(&parser, &doc));
@@ -451,9 +548,12 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_fit_clamps);
     tcase_add_test(tc, test_fit_refuses);
     tcase_add_test(tc, test_fit_slope);
+    tcase_add_loop_test(tc, test_fit_overhead, 0, NELEMS(overhead_cases));
+    tcase_add_test(tc, test_fit_overhead_no_overlap);
     suite_add_tcase(s, tc);
     tc = tcase_create("rules");
     tcase_add_test(tc, test_ratio_noise);
+    tcase_add_test(tc, test_ratio_worse);
     tcase_add_test(tc, test_cell_choice);
     tcase_add_test(tc, test_rules_bands_and_p);
     tcase_add_test(tc, test_rules_limit);

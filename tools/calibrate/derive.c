@@ -31,6 +31,24 @@ cs_cal_ratio cs_cal_ratio_of(double *ratios, int n, double floor)
     return r;
 }
 
+cs_cal_ratio cs_cal_ratio_paired(const double *a, const double *b, int n, double floor)
+{
+    double v[256];
+    if (n > 256)
+        n = 256;
+    for (int r = 0; r < n; r++)
+        v[r] = a[r] / b[r];
+    return cs_cal_ratio_of(v, n, floor);
+}
+
+cs_cal_ratio cs_cal_ratio_worse(const double *a_loop, const double *b_loop, const double *a_start,
+                                const double *b_start, int n, double floor)
+{
+    const cs_cal_ratio loop = cs_cal_ratio_paired(a_loop, b_loop, n, floor);
+    const cs_cal_ratio once = cs_cal_ratio_paired(a_start, b_start, n, floor);
+    return once.median > loop.median ? once : loop;
+}
+
 cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const char **why)
 {
     *alg = NULL;

@@ -27,6 +27,20 @@ static inline int cs_cal_slower(cs_cal_ratio r)
 /* The median and noise of ratios[0..n) (sorted in place); floor: the least noise. */
 cs_cal_ratio cs_cal_ratio_of(double *ratios, int n, double floor);
 
+/* The ratios a[r] / b[r] of n paired repetitions: their median and noise (floor: the least). */
+cs_cal_ratio cs_cal_ratio_paired(const double *a, const double *b, int n, double floor);
+
+/*
+ * The worse for a (the larger median) of its paired ratios to b timed two
+ * ways: calls back to back (a_loop, b_loop) and one call from a common start
+ * (a_start, b_start), as collshim-calibrate times every path (measure.h). A
+ * program that calls the collective in a loop sees the first, one that calls
+ * it once between phases of computation the second: a decision that makes
+ * neither slower goes by the worse.
+ */
+cs_cal_ratio cs_cal_ratio_worse(const double *a_loop, const double *b_loop, const double *a_start,
+                                const double *b_start, int n, double floor);
+
 /* The value at quantile q (0..1) of v[0..n), sorted in place. */
 double cs_cal_quantile(double *v, int n, double q);
 

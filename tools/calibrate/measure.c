@@ -129,6 +129,7 @@ int cs_cal_time(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *paths, int 
             for (int j = 0; j < npaths; j++) {
                 const int k = (r + j) % npaths;
                 paths[k].t[r] = cs_cal_timed(c, prob, &paths[k], send, recv, tm->calls);
+                paths[k].t_start[r] = tm->calls > 1 ? cs_cal_timed(c, prob, &paths[k], send, recv, 1) : paths[k].t[r];
             }
     }
     free(send);
@@ -178,6 +179,65 @@ double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, doub
     free(buf);
     PMPI_Bcast(&half, 1, MPI_DOUBLE, a, comm);
     return half;
+}
+
+#define CS_CAL_FAN_MAX 256
+
+/* One k-way round trip (cs_cal_fan), for cs_timed_calls. */
+typedef struct cs_cal_fan_arg {
+    MPI_Comm comm;
+    int rank, p, mine; /* mine: messages this rank sends (rank 0: k) */
+    size_t bytes;
+    char *buf, *in;
+    MPI_Request req[2 * CS_CAL_FAN_MAX];
+    MPI_Status st[2 * CS_CAL_FAN_MAX]; /* not MPI_STATUSES_IGNORE: GCC reads that as an empty array */
+} cs_cal_fan_arg;
+
+static void cs_cal_fan_once(void *arg)
+{
+    cs_cal_fan_arg *a = arg;
+    const int root = a->rank == 0, n = a->mine;
+    const int bytes = (int)a->bytes;
+    for (int j = 0; root && j < n; j++) /* rank 0: a round of sends, then one of receives */
+        PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, 1 + j % (a->p - 1), 3, a->comm, &a->req[j]);
+    for (int j = 0; j < n; j++)
+        PMPI_Irecv(a->in + (size_t)j * a->bytes, bytes, MPI_BYTE, root ? 1 + j % (a->p - 1) : 0, 3, a->comm,
+                   &a->req[root * n + j]);
+    PMPI_Waitall(root ? 2 * n : n, a->req, a->st);
+    for (int j = 0; !root && j < n; j++) /* a peer returns what it got */
+        PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, 0, 3, a->comm, &a->req[j]);
+    if (!root)
+        PMPI_Waitall(n, a->req, a->st);
+}
+
+double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
+{
+    static cs_cal_fan_arg a; /* requests and statuses: too many for the stack */
+    double t[CS_CAL_MAX_REPS], slack = 1e-6;
+    const int global = cs_clock_is_global();
+    a.comm = comm;
+    a.bytes = bytes;
+    PMPI_Comm_rank(comm, &a.rank);
+    PMPI_Comm_size(comm, &a.p);
+    if (k > CS_CAL_FAN_MAX)
+        k = CS_CAL_FAN_MAX;
+    /* Rank 0's messages go to 1, 2, ..., p - 1, 1, ...: a peer gets k / (p - 1) or one more. */
+    a.mine = a.rank == 0 ? k : k / (a.p - 1) + (a.rank - 1 < k % (a.p - 1));
+    a.buf = malloc(2 * (size_t)(a.mine + 1) * (bytes + 1));
+    a.in = a.rank ? a.buf : a.buf + (size_t)a.mine * bytes;
+    int ok = a.buf != NULL, all;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        free(a.buf);
+        return -1.0;
+    }
+    /* The slowest rank's time is rank 0's (its last receive ends the round trip); every rank gets it. */
+    const double one = cs_timed_calls(comm, global, &slack, 1, cs_cal_fan_once, &a);
+    const int calls = one > 0 && target / one < 100000.0 ? (int)(target / one) + 1 : 100000;
+    for (int r = 0; r < reps; r++)
+        t[r] = cs_timed_calls(comm, global, &slack, calls, cs_cal_fan_once, &a) / 2.0;
+    free(a.buf);
+    return cs_cal_quantile(t, reps, 0.5);
 }
 
 /* The median over reps of the slowest rank's time of f(arg), all ranks at once. */

@@ -28,7 +28,13 @@ typedef struct cs_cal_path {
     const cs_alg *alg;
     cs_params params;
     cs_sched sched; /* this rank's, built by cs_cal_time */
-    double t[CS_CAL_MAX_REPS]; /* seconds per call, per repetition */
+    /* Seconds per call, per repetition, the slowest rank's, timed two ways:
+     * t, calls back to back (total / calls), as applications and OSU or IMB
+     * call a collective in a loop, where ranks that leave a tree early run
+     * ahead into the next call; t_start, one call from a common start (a
+     * barrier, or one instant where the clock is global: common_start.h),
+     * the critical path the model prices. */
+    double t[CS_CAL_MAX_REPS], t_start[CS_CAL_MAX_REPS];
 } cs_cal_path;
 
 typedef struct cs_cal_timing {
@@ -45,7 +51,9 @@ void cs_cal_problem(cs_coll coll, int p, size_t bytes, cs_problem *prob);
  * Build the schedules, run every path once and compare its result with the
  * library's (bit for bit: the inputs are small integers, exact in any order),
  * warm up, then time: in repetition r every path in turn (the first one
- * rotating) runs tm->calls calls from a barrier. Returns MPI_SUCCESS, or
+ * rotating) runs tm->calls calls back to back from a barrier (t), then one
+ * call from a common start (t_start; the same timing when tm->calls is 1,
+ * as under a simulator with --target 0). Returns MPI_SUCCESS, or
  * MPI_ERR_OTHER after printing which path gave a wrong result.
  */
 int cs_cal_time(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *paths, int npaths, cs_cal_timing *tm);
@@ -56,6 +64,13 @@ void cs_cal_paths_free(cs_cal_path *paths, int npaths);
 /* Half the round trip of a ping-pong of `bytes` between world ranks a and b,
  * median of reps (every rank of comm gets it). */
 double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target);
+
+/* Half a k-way round trip of `bytes`-byte messages (model/fit.h:
+ * cs_fit_overhead): rank 0 of comm posts k sends to ranks 1..p-1 round
+ * robin, then k receives, and each peer returns what it got; rank 0's time
+ * (common_start.h: from one instant where the clock is global, else from a
+ * barrier), median of reps (every rank gets it); -1 if out of memory. */
+double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target);
 
 /* Seconds to memcpy `bytes` on every rank at once (the slowest; median of reps). */
 double cs_cal_copy(MPI_Comm comm, size_t bytes, int reps);
