@@ -38,6 +38,9 @@ typedef struct cs_decision {
     int rule_line;        /* its line in the configuration file */
 } cs_decision;
 
+/* One CS_REQ_* flag in words, as decisions give it ("needs p a power of two"); NULL if unknown. */
+const char *cs_select_restriction_words(unsigned flag);
+
 /* NULL if the algorithm can run the problem, else its restriction in words. */
 const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob);
 
