@@ -35,6 +35,7 @@
  * (fewer than 2 ranks, an unknown option or bad value, a configuration that
  * cannot be used); 3 when --verify found a cell slower than the library.
  */
+#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -748,7 +749,7 @@ static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
 {
     FILE *f = fopen(st->o->out, "w");
     if (!f) {
-        fprintf(stderr, "collshim-calibrate: cannot write %s\n", st->o->out);
+        fprintf(stderr, "collshim-calibrate: %s: %s\n", st->o->out, strerror(errno));
         return -1;
     }
     time_t now = time(NULL);
