@@ -21,8 +21,8 @@
 #define CS_TOOL_EXIT_FAILED 1
 #define CS_TOOL_EXIT_USAGE 2
 
-#define CS_TOOL_EXIT_STATUS                                                                                        \
-    "Exit status: 0 done; 1 the work failed (a file unreadable or unwritable, a wrong result);\n"                  \
+#define CS_TOOL_EXIT_STATUS                                                                                            \
+    "Exit status: 0 done; 1 the work failed (a file unreadable or unwritable, a wrong result);\n"                      \
     "2 a usage error (an unknown option, a bad value, a configuration that cannot be used).\n"
 
 /* "TOOL: message" and the pointer to --help on stderr; returns CS_TOOL_EXIT_USAGE. */

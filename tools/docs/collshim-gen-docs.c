@@ -40,10 +40,11 @@ static int cs_failed;
 
 static void cs_usage(FILE *f)
 {
-    fprintf(f, "usage: %s configuration|algorithms PAGE\n"
-               "  Writes PAGE to standard output with the part between its markers generated\n"
-               "  from the configuration schema or the algorithm tables.\n"
-               "Exit status: 0; 1 on a missing description or an unreadable page; 2 on a usage error.\n",
+    fprintf(f,
+            "usage: %s configuration|algorithms PAGE\n"
+            "  Writes PAGE to standard output with the part between its markers generated\n"
+            "  from the configuration schema or the algorithm tables.\n"
+            "Exit status: 0; 1 on a missing description or an unreadable page; 2 on a usage error.\n",
             cs_prog);
 }
 
@@ -162,8 +163,7 @@ static void cs_gen_algorithms(void)
         int n;
         const cs_alg *const *table = cs_alg_table((cs_coll)c, &n);
 
-        printf("%s### %s\n\n%s; the rows in the table's order.\n\n", c ? "\n" : "", cs_coll_name((cs_coll)c),
-               what[c]);
+        printf("%s### %s\n\n%s; the rows in the table's order.\n\n", c ? "\n" : "", cs_coll_name((cs_coll)c), what[c]);
         printf("| algorithm | restrictions | parameters | what |\n|---|---|---|---|\n");
         for (int i = 0; i < n; i++) {
             const cs_alg *alg = table[i];
