@@ -100,9 +100,9 @@ $(B)/tests/%: tests/mpi/%.f90 tests/mpi/fortran_body.inc
 $(B)/collshim-%: tools/collshim-%.c $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -o $@ $^ $(YAML_LIBS) -lm
 
-$(B)/examples/%: examples/%.c
+$(B)/examples/%: examples/%.c include/collshim.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -o $@ $< -lm
+	$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude -o $@ $< -lm
 
 check: check-unit check-mpi $(CHECK_EXTRA)
 

@@ -12,17 +12,19 @@
  * Every result is checked against a direct computation; the exit code says
  * whether all were right.
  *
- * Run with the shim preloaded, which provides the two functions:
- *   mpiexec -n 6 env LD_PRELOAD=build/libcollshim.so build/examples/moving_window
- * (A program built against an installed collshim would rather include
- * <collshim.h> and link -lcollshim; this one is built by `make demo`'s plain
- * rule, so it declares the functions weak and checks that they are there.)
+ * Built against an installed collshim (make check-install does this):
+ *   mpicc.mpich moving_window.c $(pkg-config --cflags --libs collshim)
+ * or by `make demo` without linking the library, and run with it preloaded,
+ * which provides the two functions:
+ *   mpiexec -n 6 env LD_PRELOAD=build/mpich/libcollshim.so build/examples/moving_window
+ * For the second way the functions are declared weak: the program checks
+ * that they are there.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../include/collshim.h"
+#include <collshim.h>
 
 #pragma weak collshim_window_reduce
 #pragma weak collshim_window_reduce_block

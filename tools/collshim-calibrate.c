@@ -46,9 +46,12 @@
  * what collshim would run under it (select's decision, as the shim makes it)
  * against the library, both ways, and reports every cell where that is slower
  * beyond the noise by either, and the model's error per algorithm.
- * Exit status: 0, 1 on a usage or configuration error or a wrong result, 3 when
- * --verify found a cell slower than the library.
+ * Exit status (tools/cs_tool.h, as the other tools): 0; 1 when the work failed (a
+ * wrong result, the model not fitted, the file not written); 2 on a usage error
+ * (fewer than 2 ranks, an unknown option or bad value, a configuration that
+ * cannot be used); 3 when --verify found a cell slower than the library.
  */
+#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -60,6 +63,7 @@
 #include "calibrate/derive.h"
 #include "calibrate/measure.h"
 #include "config/config.h"
+#include "cs_tool.h"
 #include "model/fit.h"
 #include "select/select.h"
 
@@ -105,32 +109,40 @@ static const size_t a2a_fit[] = {8, 1024};
 static void usage(FILE *f)
 {
     if (rank == 0)
-        fprintf(f,
-                "usage: collshim-calibrate [--rules] [-o FILE] [--quick | --budget DURATION] [options]\n"
-                "       collshim-calibrate --fit [-o FILE] [options]\n"
-                "       collshim-calibrate --verify FILE [--quick] [options]\n"
-                "  --rules           fit the model, time the grid, write the model and rules (the default)\n"
-                "  --fit             fit the model only (ping-pong, k-way round trips for o, memcpy,\n"
-                "                    PMPI_Reduce_local) and write it with no rules: seconds at p = 2;\n"
-                "                    every algorithm is timed at the world's p at 8 B, 1 KiB (64 KiB for\n"
-                "                    the reductions) for the model's error, not for rules\n"
-                "  -o FILE           the configuration to write (default collshim-machine.yaml)\n"
-                "  --quick           4 message sizes, 5 repetitions: a minute, not a verdict\n"
-                "  --budget D        no new communicator size after D (90s, 20m, 1h); the cut is said\n"
-                "  --verify FILE     time what FILE makes collshim run against the library\n"
-                "  --sizes LIST      message sizes, increasing (bytes; K, M suffixes), e.g. 8,1K,64K (at most %d;\n"
-                "                    alltoall: per destination; reductions: from 8, doubles)\n"
-                "  --comm-sizes LIST communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
-                "  --alltoall-max B  time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
-                "  --reps N          paired repetitions (default 11, --quick 5; at most %d)\n"
-                "  --noise F         the least relative difference that counts (default 0.03, --quick 0.05)\n"
-                "  --target S        seconds one timing should last, in calls (default 0.002, --quick 0.0003);\n"
-                "                    0: one call per timing (a deterministic simulator such as SMPI)\n"
-                "  --colls LIST      the collectives to time, e.g. allreduce,reduce (default all three); the\n"
-                "                    others get no rules: collshim's model decides them under the fitted costs\n"
-                "  --skip LIST       algorithms of ours not to time, e.g. linear (never a rule's choice)\n",
+        fprintf(f, "usage: collshim-calibrate [--rules] [-o FILE] [--quick | --budget DURATION] [options]\n"
+                   "       collshim-calibrate --fit [-o FILE] [options]\n"
+                   "       collshim-calibrate --verify FILE [--quick] [options]\n"
+                   "Run under mpiexec with 2 or more ranks, placed as the real jobs are: measures the machine\n"
+                   "and writes collshim's configuration for it: the fitted model, and (--rules) rules per\n"
+                   "communicator size and message size.\n"
+                   "\n"
+                   "  --rules            fit the model, time the grid, write the model and rules (the default)\n"
+                   "  --fit              fit the model only (ping-pong, k-way round trips for o, memcpy,\n"
+                   "                     PMPI_Reduce_local) and write it with no rules: seconds at p = 2;\n"
+                   "                     every algorithm is timed at the world's p at 8 B, 1 KiB (64 KiB for\n"
+                   "                     the reductions) for the model's error, not for rules\n"
+                   "  -o FILE            the configuration to write (default collshim-machine.yaml)\n"
+                   "  --quick            4 message sizes, 5 repetitions: a minute, not a verdict\n"
+                   "  --budget D         no new communicator size after D (90s, 20m, 1h); the cut is said\n"
+                   "  --verify FILE      time what FILE makes collshim run against the library\n"
+                   "  --sizes LIST       message sizes, increasing (bytes; K, M suffixes), e.g. 8,1K,64K (at most %d;\n"
+                   "                     alltoall: per destination; reductions: from 8, doubles)\n"
+                   "  --comm-sizes LIST  communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
+                   "  --alltoall-max B   time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
+                   "  --reps N           paired repetitions (default 11, --quick 5; at most %d)\n"
+                   "  --noise F          the least relative difference that counts (default 0.03, --quick 0.05)\n"
+                   "  --target S         seconds one timing should last, in calls (default 0.002, --quick 0.0003);\n"
+                   "                     0: one call per timing (a deterministic simulator such as SMPI)\n"
+                   "  --colls LIST       the collectives to time, e.g. allreduce,reduce (default all three); the\n"
+                   "                     others get no rules: collshim's model decides them under the fitted costs\n"
+                   "  --skip LIST        algorithms of ours not to time, e.g. linear (never a rule's choice)\n"
+                   "  -h, --help         this text\n" CS_TOOL_EXIT_STATUS
+                   "3 --verify found a cell slower than the library beyond the noise.\n",
                 CAL_MAX_SIZES, CAL_MAX_Q, CS_CAL_MAX_REPS);
 }
+
+/* The argument a usage error is about, for its message. */
+static const char *bad_option, *bad_value, *bad_combination;
 
 /* 90, 90s, 20m, 1h; -1 if malformed. */
 static double parse_duration(const char *s)
@@ -251,6 +263,8 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
             return 1;
+        bad_option = a;
+        bad_value = v;
         if (!v)
             return -1;
         i++;
@@ -283,10 +297,10 @@ static int parse_opts(int argc, char **argv, cal_opts *o)
         else
             return -1;
     }
-    if (o->fit > 0 && o->verify)
-        return -1; /* --fit writes, --verify reads */
-    if (o->fit < 0 && o->verify)
+    if (o->fit && o->verify) { /* --fit and --rules write, --verify reads */
+        bad_combination = o->fit > 0 ? "--fit" : "--rules";
         return -1;
+    }
     o->fit = o->fit > 0;
     if (o->quick || o->fit)
         o->reps = 5, o->target = 3e-4, o->noise = 0.05;
@@ -886,7 +900,7 @@ static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
 {
     FILE *f = fopen(st->o->out, "w");
     if (!f) {
-        fprintf(stderr, "collshim-calibrate: cannot write %s\n", st->o->out);
+        fprintf(stderr, "collshim-calibrate: %s: %s\n", st->o->out, strerror(errno));
         return -1;
     }
     time_t now = time(NULL);
@@ -932,11 +946,25 @@ int main(int argc, char **argv)
         return 0;
     }
     if (asked != 0 || world < 2) {
-        usage(stderr);
-        if (rank == 0 && world < 2)
-            fprintf(stderr, "collshim-calibrate: needs at least 2 ranks\n");
+        static const char *const takes_value[] = {"-o",     "--verify", "--budget", "--sizes", "--comm-sizes",
+                                                  "--alltoall-max", "--reps", "--noise", "--target", "--colls",
+                                                  "--skip"};
+        int known = 0;
+        for (int i = 0; asked != 0 && bad_option && i < NELEMS(takes_value); i++)
+            known |= !strcmp(bad_option, takes_value[i]);
+        if (rank == 0 && bad_combination)
+            cs_tool_usage_error("collshim-calibrate", "%s and --verify: one writes a file, the other reads one",
+                                bad_combination);
+        else if (rank == 0 && asked != 0 && !known)
+            cs_tool_usage_error("collshim-calibrate", "unknown option '%s'", bad_option);
+        else if (rank == 0 && asked != 0 && !bad_value)
+            cs_tool_usage_error("collshim-calibrate", "%s needs a value", bad_option);
+        else if (rank == 0 && asked != 0)
+            cs_tool_usage_error("collshim-calibrate", "%s: bad value '%s'", bad_option, bad_value);
+        else if (rank == 0)
+            cs_tool_usage_error("collshim-calibrate", "needs at least 2 ranks (mpiexec -n 2 or more)");
         MPI_Finalize();
-        return 1;
+        return CS_TOOL_EXIT_USAGE;
     }
     st.o = &o;
     cs_config_defaults(&st.cfg);
@@ -950,7 +978,7 @@ int main(int argc, char **argv)
             if (rank == 0)
                 fprintf(stderr, "collshim-calibrate: %s\n", text);
             MPI_Finalize();
-            return 1;
+            return CS_TOOL_EXIT_USAGE;
         }
         if (rank == 0)
             printf("# verify %s: what collshim runs under it against the library, per cell\n", o.verify);

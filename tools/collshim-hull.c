@@ -13,6 +13,7 @@
  * any p over the factorisations of p instead (the mixed-radix multiphase
  * exchange, src/model/factor.h): the faces the model chooses, "4x4x6".
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "cs_tool.h"
 #include "model/factor.h"
 
 typedef struct cs_hull_opts {
@@ -30,15 +32,25 @@ typedef struct cs_hull_opts {
     const char *svg;
 } cs_hull_opts;
 
+static const char *const cs_prog = "collshim-hull";
+
 static void cs_usage(FILE *f)
 {
     fprintf(f,
             "usage: collshim-hull -d D [--config FILE] [--alpha S] [--beta S] [--rho S] [--svg FILE]\n"
             "       collshim-hull -p P [--config FILE] [--alpha S] [--beta S] [--rho S]\n"
-            "  D: log2 p, 0..%d; the model in seconds and seconds per byte (default: the built-in\n"
-            "  model, or the file's); prints one line per face of the hull of optimality.\n"
-            "  P: any p >= 1; the hull over the factorisations of p of the multiphase exchange on\n"
-            "  a mixed radix (4x4x6: phases of radix 4, 4 and 6), the model's choice per block size.\n",
+            "Bokhari's hull of optimality for alltoall: one line per face, the partition (or the\n"
+            "factorisation), the block sizes where the model chooses it, its time at both ends.\n"
+            "\n"
+            "  -d D           p = 2^D, D from 0 to %d: the partitions of D (the configuration's\n"
+            "                 alltoall.hull faces for this p, if it gives some)\n"
+            "  -p P           any p >= 1: the factorisations of p of the mixed-radix exchange (4x4x6)\n"
+            "  --config FILE  the model of a collshim configuration (default: the built-in model)\n"
+            "  --alpha S      seconds per message, over the file's\n"
+            "  --beta S       seconds per byte sent\n"
+            "  --rho S        seconds per byte copied\n"
+            "  --svg FILE     with -d: draw every partition's cost line and the hull (as Bokhari's Fig. 1)\n"
+            "  -h, --help     this text\n" CS_TOOL_EXIT_STATUS,
             CS_HULL_MAX_D);
 }
 
@@ -91,7 +103,7 @@ static int cs_print_factor_hull(const cs_model *model, int p)
 {
     static cs_factor_hull h;
     if (cs_factor_hull_compute(model, p, &h) != 0) {
-        fprintf(stderr, "collshim-hull: p=%d has too many divisors\n", p);
+        fprintf(stderr, "%s: p = %d has too many divisors\n", cs_prog, p);
         return 1;
     }
     printf("# p=%d alpha=%g beta=%g rho=%g: the model's hull over the factorisations of p, %d faces\n", p,
@@ -231,7 +243,7 @@ static int cs_write_svg(const cs_hull_opts *o, const cs_hull *h)
     int n = 0;
     cs_plot pl = {.f = fopen(o->svg, "w")};
     if (!pl.f) {
-        perror(o->svg);
+        fprintf(stderr, "%s: %s: %s\n", cs_prog, o->svg, strerror(errno));
         return -1;
     }
     const double last = h->nfaces > 1 ? h->face[h->nfaces - 1].from : o->model.alpha / fmax(o->model.beta, 1e-300);
@@ -272,7 +284,11 @@ static int cs_write_svg(const cs_hull_opts *o, const cs_hull *h)
     fprintf(pl.f, "</g>\n");
     cs_plot_legend(&pl, h);
     fprintf(pl.f, "</svg>\n");
-    return fclose(pl.f) == 0 ? 0 : -1;
+    if (fclose(pl.f) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", cs_prog, o->svg, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -284,11 +300,12 @@ static int cs_load(const char *path, cs_config *cfg)
     if (cs_config_load(path, cfg, &err) == 0)
         return 0;
     cs_config_error_format(&err, text, sizeof text);
-    fprintf(stderr, "collshim-hull: %s\n", text);
+    fprintf(stderr, "%s: %s\n", cs_prog, text);
     return -1;
 }
 
-/* Options into *o; cfg keeps the configuration the given faces point into. 0, 1 (help) or -1. */
+/* Options into *o; cfg keeps the configuration the given faces point into.
+ * 0, 1 (help), or the exit status of an error already reported. */
 static int cs_parse_args(int argc, char **argv, cs_hull_opts *o, cs_config *cfg)
 {
     double *set[3] = {NULL, NULL, NULL};
@@ -302,30 +319,31 @@ static int cs_parse_args(int argc, char **argv, cs_hull_opts *o, cs_config *cfg)
             return 1;
         for (k = 0; k < 3 && strcmp(a, names[k]); k++)
             ;
+        if (k == 3 && strcmp(a, "-p") && strcmp(a, "-d") && strcmp(a, "--config") && strcmp(a, "--svg"))
+            return cs_tool_usage_error(cs_prog, "unknown option '%s'", a);
         if (!v)
-            return -1;
+            return cs_tool_usage_error(cs_prog, "%s needs a value", a);
         if (k < 3) {
             if (cs_number(v, &val[k]) != 0)
-                return -1;
+                return cs_tool_usage_error(cs_prog, "%s must be a finite number >= 0, got '%s'", a, v);
             set[k] = &val[k];
         } else if (!strcmp(a, "-p")) {
             char *end;
             const long p = strtol(v, &end, 10);
             if (*end || !*v || p < 1 || p > INT_MAX)
-                return -1;
+                return cs_tool_usage_error(cs_prog, "-p must be a communicator size from 1 to %d, got '%s'", INT_MAX,
+                                           v);
             o->p = (int)p;
         } else if (!strcmp(a, "-d")) {
             char *end;
             o->d = (int)strtol(v, &end, 10);
             if (*end || !*v || o->d < 0 || o->d > CS_HULL_MAX_D)
-                return -1;
+                return cs_tool_usage_error(cs_prog, "-d must be log2 p from 0 to %d, got '%s'", CS_HULL_MAX_D, v);
         } else if (!strcmp(a, "--config")) {
             if (cs_load(v, cfg) != 0)
-                return -2;
-        } else if (!strcmp(a, "--svg")) {
-            o->svg = v;
+                return CS_TOOL_EXIT_USAGE;
         } else {
-            return -1;
+            o->svg = v;
         }
         i++;
     }
@@ -336,9 +354,11 @@ static int cs_parse_args(int argc, char **argv, cs_hull_opts *o, cs_config *cfg)
     for (int i = 0; i < cfg->coll[CS_COLL_ALLTOALL].nhulls; i++)
         if (cfg->coll[CS_COLL_ALLTOALL].hull[i].d == o->d)
             o->given = &cfg->coll[CS_COLL_ALLTOALL].hull[i];
-    if (o->p && (o->d >= 0 || o->svg))
-        return -1; /* -p alone: no partitions to draw */
-    return o->d < 0 && !o->p ? -1 : 0;
+    if (o->p && (o->d >= 0 || o->svg)) /* -p alone: no partitions to draw */
+        return cs_tool_usage_error(cs_prog, "-p takes neither -d nor --svg");
+    if (o->d < 0 && !o->p)
+        return cs_tool_usage_error(cs_prog, "-d D or -p P is needed");
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -348,11 +368,10 @@ int main(int argc, char **argv)
     cs_hull h;
     cs_config_defaults(&cfg);
     const int rc = cs_parse_args(argc, argv, &o, &cfg);
-    if (rc != 0) {
-        if (rc != -2)
-            cs_usage(rc > 0 ? stdout : stderr);
-        return rc > 0 ? 0 : 2;
-    }
+    if (rc == 1)
+        cs_usage(stdout);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
     if (o.p)
         return cs_print_factor_hull(&o.model, o.p);
     if (o.given)

@@ -29,15 +29,34 @@
 #include "coll/coll.h"
 #include "coll/window/window.h"
 #include "config/config.h"
+#include "cs_tool.h"
 #include "model/protocols.h"
 #include "select/select.h"
+
+static const char *const cs_prog = "collshim-model";
 
 static void cs_usage(FILE *f)
 {
     fprintf(f, "usage: collshim-model -p P [--config FILE] [--alpha S] [--beta S] [--gamma S] [--rho S]\n"
                "                      [--bytes M[,M...]] [--window N:R]\n"
                "       collshim-model --table1 | --spr-table1 | --spr-plan N\n"
-               "       collshim-model -p P --domain COLL:ALG\n");
+               "       collshim-model -p P --domain COLL:ALG\n"
+               "Predicted times of allreduce at p under the model: the four protocols of Rabenseifner and\n"
+               "Traeff 2004 (section 3.5) and collshim's algorithms with their tuned parameters.\n"
+               "\n"
+               "  -p P             the communicator size, 1 to 2^30\n"
+               "  --config FILE    the model of a collshim configuration (default: the built-in model)\n"
+               "  --alpha S        seconds per message, over the file's\n"
+               "  --beta S         seconds per byte sent\n"
+               "  --gamma S        seconds per byte combined\n"
+               "  --rho S          seconds per byte copied\n"
+               "  --bytes LIST     message sizes, e.g. 8,65536 (default 8 B to 2 MiB, every factor 8)\n"
+               "  --window N:R     price collshim_window_reduce's methods for window N, offset R instead\n"
+               "  --table1         Table 1 of Rabenseifner and Traeff 2004, in multiples of alpha\n"
+               "  --spr-table1     Table 1 of Szymanski, Maniatty and Sinharoy 1995 (factorization steps)\n"
+               "  --spr-plan N     the factorization of one window of N\n"
+               "  --domain COLL:ALG  the p from 2 to P (at most 4096) where the row's restrictions on p hold\n"
+               "  -h, --help       this text\n" CS_TOOL_EXIT_STATUS);
 }
 
 /* As the paper prints: three significant digits, whole numbers from 1000 up. */
@@ -93,8 +112,7 @@ static double cs_cost_arg(const char *name, const char *arg)
     char *end;
     const double v = strtod(arg, &end);
     if (end == arg || *end || !(v >= 0) || v > 1e300) {
-        fprintf(stderr, "collshim-model: --%s must be a finite number >= 0, got '%s'\n", name, arg);
-        exit(2);
+        exit(cs_tool_usage_error(cs_prog, "--%s must be a finite number >= 0, got '%s'", name, arg));
     }
     return v;
 }
@@ -204,8 +222,7 @@ static int cs_print_spr_plan(const char *arg)
     cs_factor_table t;
     char plan[512];
     if (n < 1 || cs_factor_table_make(n, &t) != MPI_SUCCESS) {
-        fprintf(stderr, "collshim-model: --spr-plan wants n from 1 to 65535, got %s\n", arg);
-        return 2;
+        return cs_tool_usage_error(cs_prog, "--spr-plan must be a window from 1 to 65535, got '%s'", arg);
     }
     cs_factor_format(&t, n, plan, sizeof plan);
     printf("n = %d: %d steps by factorization (%s), %d by recursive combination\n", n, cs_factor_count(&t, n), plan,
@@ -226,8 +243,7 @@ static int cs_print_domain(const char *spec, int maxp)
     const char *why = "unknown collective";
     const cs_alg *alg = coll < CS_COLL_COUNT ? cs_alg_lookup((cs_coll)coll, colon + 1, &params, &why) : NULL;
     if (!alg) {
-        fprintf(stderr, "collshim-model: --domain %s: %s\n", spec, why);
-        return 2;
+        return cs_tool_usage_error(cs_prog, "--domain %s: %s", spec, why);
     }
     for (int p = 2; p <= maxp; p++) {
         const cs_problem prob = {.coll = (cs_coll)coll, .p = p, .count = 1, .elem = 1, .bytes = 1, .n = 1,
@@ -255,15 +271,23 @@ int main(int argc, char **argv)
     const char *domain = NULL;
 
     cs_config_defaults(&cfg);
-    while ((opt = getopt_long(argc, argv, "p:h", longs, NULL)) != -1) {
+    opterr = 0; /* its messages name argv[0]; ours name the tool */
+    while ((opt = getopt_long(argc, argv, ":p:h", longs, NULL)) != -1) {
         switch (opt) {
-        case 'p': p = (int)cs_cost_arg("p", optarg); break;
+        case 'p': {
+            char *end;
+            const long v = strtol(optarg, &end, 10);
+            if (*end || !*optarg || v < 1 || v > (1 << 30))
+                return cs_tool_usage_error(cs_prog, "-p must be a communicator size from 1 to 2^30, got '%s'", optarg);
+            p = (int)v;
+            break;
+        }
         case 'c':
             if (cs_config_load(optarg, &cfg, &err)) {
                 char text[PATH_MAX + 300];
                 cs_config_error_format(&err, text, sizeof(text));
-                fprintf(stderr, "collshim-model: %s\n", text);
-                return 2;
+                fprintf(stderr, "%s: %s\n", cs_prog, text);
+                return CS_TOOL_EXIT_USAGE;
             }
             break;
         case 'a': cfg.model.alpha = cs_cost_arg("alpha", optarg); break;
@@ -272,8 +296,8 @@ int main(int argc, char **argv)
         case 'r': cfg.model.rho = cs_cost_arg("rho", optarg); break;
         case 'm':
             if ((nsizes = cs_parse_sizes(optarg, sizes, 64)) <= 0) {
-                fprintf(stderr, "collshim-model: bad --bytes %s\n", optarg);
-                return 2;
+                return cs_tool_usage_error(cs_prog, "--bytes must be a list of sizes such as 8,65536, got '%s'",
+                                           optarg);
             }
             break;
         case 't': cs_print_table1(); return 0;
@@ -281,24 +305,30 @@ int main(int argc, char **argv)
         case 'P': return cs_print_spr_plan(optarg);
         case 'w':
             if (sscanf(optarg, "%d:%d", &wn, &wr) != 2 || wn < 1 || wr < 0 || wr >= wn) {
-                fprintf(stderr, "collshim-model: --window wants N:R with 0 <= R < N, got %s\n", optarg);
-                return 2;
+                return cs_tool_usage_error(cs_prog, "--window must be N:R with 0 <= R < N, got '%s'", optarg);
             }
             break;
         case 'D': domain = optarg; break;
         case 'h': cs_usage(stdout); return 0;
-        default: cs_usage(stderr); return 2;
+        case ':':
+            /* getopt_long sets optopt to a long option's val too: name it as written */
+            if (strncmp(argv[optind - 1], "--", 2))
+                return cs_tool_usage_error(cs_prog, "-%c needs a value", optopt);
+            return cs_tool_usage_error(cs_prog, "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt && strncmp(argv[optind - 1], "--", 2))
+                return cs_tool_usage_error(cs_prog, "unknown option '-%c'", optopt);
+            return cs_tool_usage_error(cs_prog, "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (domain && p >= 1 && p <= 4096)
         return cs_print_domain(domain, p);
-    if (p < 1 || p > (1 << 30)) {
-        cs_usage(stderr);
-        return 2;
-    }
+    if (domain && p > 4096)
+        return cs_tool_usage_error(cs_prog, "--domain takes p up to 4096, got %d", p);
+    if (p < 1)
+        return cs_tool_usage_error(cs_prog, "-p P is needed (or --table1, --spr-table1, --spr-plan)");
     if (wn > p) {
-        fprintf(stderr, "collshim-model: --window %d:%d needs p >= %d\n", wn, wr, wn);
-        return 2;
+        return cs_tool_usage_error(cs_prog, "--window %d:%d needs p >= %d", wn, wr, wn);
     }
     if (wn)
         cs_print_window(p, wn, wr, &cfg.model, sizes, nsizes);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_tool.h"
 #include "report/logline.h"
 #include "report/svg.h"
 #include "report/table.h"
@@ -29,12 +30,18 @@ typedef struct cs_counts {
     size_t files, calls, windows, other, bad;
 } cs_counts;
 
+static const char *const cs_prog = "collshim-report";
+
 static void cs_usage(FILE *f)
 {
     fprintf(f, "usage: collshim-report [--svg FILE] LOG...\n"
-               "  LOG: a collshim log (COLLSHIM_LOG_LEVEL=calls), one per rank or several; - reads stdin.\n"
-               "  Prints per collective, p, size bin and algorithm the calls and the median times, and\n"
-               "  \"faster:\" where another algorithm measured faster than the one chosen; --svg FILE plots them.\n");
+               "What collshim's logs (COLLSHIM_LOG_LEVEL=calls; one per rank, or several runs) say, per\n"
+               "collective, p, size bin and algorithm: the calls, their median times and the model's\n"
+               "prediction, and \"faster:\" where another algorithm measured faster than the one chosen.\n"
+               "\n"
+               "  LOG          a log file; - reads standard input\n"
+               "  --svg FILE   also plot median time against message size, one panel per collective and p\n"
+               "  -h, --help   this text\n" CS_TOOL_EXIT_STATUS);
 }
 
 /* ---- reading ---------------------------------------------------------------- */
@@ -47,7 +54,7 @@ static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
     size_t cap = 0, lineno = 0;
     cs_logline l;
     if (!f) {
-        fprintf(stderr, "collshim-report: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: %s: %s\n", cs_prog, path, strerror(errno));
         return -1;
     }
     while (getline(&line, &cap, f) >= 0) {
@@ -55,12 +62,12 @@ static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
         switch (cs_logline_parse(line, &l, why, sizeof why)) {
         case CS_LINE_OTHER: n->other++; break;
         case CS_LINE_BAD:
-            fprintf(stderr, "collshim-report: %s:%zu: %s; line skipped\n", path, lineno, why);
+            fprintf(stderr, "%s: %s:%zu: %s; line skipped\n", cs_prog, path, lineno, why);
             n->bad++;
             break;
         case CS_LINE_CALL:
             if (cs_table_add(t, &l) != 0) {
-                fprintf(stderr, "collshim-report: out of memory\n");
+                fprintf(stderr, "%s: out of memory\n", cs_prog);
                 exit(1);
             }
             n->calls++;
@@ -71,7 +78,7 @@ static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
     free(line);
     const int err = ferror(f);
     if (err)
-        fprintf(stderr, "collshim-report: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: %s: %s\n", cs_prog, path, strerror(errno));
     if (f != stdin)
         fclose(f);
     n->files++;
@@ -176,19 +183,22 @@ static void cs_print_report(const cs_table *t, const cs_counts *counts)
 
 /* ---- main ------------------------------------------------------------------- */
 
-/* The options: *svg and the index of the first log. 0, 1 (help) or -1 (usage error). */
+/* The options: *svg and the index of the first log. 0, 1 (help), or the exit status of an error
+ * already reported. */
 static int cs_parse_args(int argc, char **argv, const char **svg, int *first)
 {
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return 1;
-        if (strcmp(argv[i], "--svg") || i + 1 == argc)
-            return -1;
+        if (strcmp(argv[i], "--svg"))
+            return cs_tool_usage_error(cs_prog, "unknown option '%s'", argv[i]);
+        if (i + 1 == argc)
+            return cs_tool_usage_error(cs_prog, "--svg needs a value");
         *svg = argv[++i];
     }
     *first = i;
-    return i < argc ? 0 : -1;
+    return i < argc ? 0 : cs_tool_usage_error(cs_prog, "no LOG given");
 }
 
 int main(int argc, char **argv)
@@ -196,20 +206,21 @@ int main(int argc, char **argv)
     const char *svg = NULL;
     cs_table t = {0};
     cs_counts counts = {0};
-    int first, rc = cs_parse_args(argc, argv, &svg, &first);
-    if (rc != 0) {
-        cs_usage(rc > 0 ? stdout : stderr);
-        return rc > 0 ? 0 : 2;
-    }
+    int first = 0, rc = cs_parse_args(argc, argv, &svg, &first);
+    if (rc == 1)
+        cs_usage(stdout);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
     for (int i = first; i < argc; i++)
         rc |= cs_read_log(argv[i], &t, &counts);
     if (rc == 0 && !counts.calls) {
-        fprintf(stderr, "collshim-report: no call lines (a log at COLLSHIM_LOG_LEVEL=summary has only rank 0's "
-                        "table; use calls)\n");
+        fprintf(stderr, "%s: no call lines (a log at COLLSHIM_LOG_LEVEL=summary has only rank 0's "
+                        "table; use calls)\n",
+                cs_prog);
         rc = -1;
     }
     if (rc == 0 && cs_table_finish(&t) != 0) {
-        fprintf(stderr, "collshim-report: out of memory\n");
+        fprintf(stderr, "%s: out of memory\n", cs_prog);
         rc = -1;
     }
     if (rc == 0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/config_doc.h"
 #include "config/config_internal.h"
 
 typedef struct cs_env_var cs_env_var;
@@ -101,4 +102,9 @@ int cs_config_apply_env(cs_config *cfg, cs_config_error *err)
             return -1;
     *cfg = next;
     return 0;
+}
+
+const char *cs_config_env_name(size_t i)
+{
+    return i < CS_NENV ? cs_env_vars[i].name : NULL;
 }

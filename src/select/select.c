@@ -31,6 +31,14 @@ static const struct {
     {CS_REQ_FACTORS, "needs factors whose product is p"},
 };
 
+const char *cs_select_restriction_words(unsigned flag)
+{
+    for (size_t i = 0; i < sizeof(cs_restrictions) / sizeof(cs_restrictions[0]); i++)
+        if (cs_restrictions[i].flag == flag)
+            return cs_restrictions[i].words;
+    return NULL;
+}
+
 /* given: parameters fixed in advance (a forced "name:args"), or NULL when
  * the algorithm's tune will choose them. */
 static int cs_restriction_holds(unsigned flag, const cs_problem *prob, const cs_params *given)

@@ -47,6 +47,9 @@ typedef struct cs_decision {
     double library_predicted, ours_predicted;
 } cs_decision;
 
+/* One CS_REQ_* flag in words, as decisions give it ("needs p a power of two"); NULL if unknown. */
+const char *cs_select_restriction_words(unsigned flag);
+
 /* NULL if the algorithm can run the problem, else its restriction in words. */
 const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob);
 

@@ -43,6 +43,7 @@ const cs_alg cs_allreduce_butterfly = {
     .coll = CS_COLL_ALLREDUCE,
     .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
     .parse = cs_params_parse_bk,
+    .syntax = CS_PARAMS_SYNTAX_BK,
     .tune = cs_allreduce_butterfly_tune,
     .cost = cs_red_cost_pow2,
     .build = cs_red_build_pow2,

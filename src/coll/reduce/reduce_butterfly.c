@@ -42,6 +42,7 @@ const cs_alg cs_reduce_butterfly = {
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
     .parse = cs_params_parse_bk,
+    .syntax = CS_PARAMS_SYNTAX_BK,
     .tune = cs_reduce_butterfly_tune,
     .cost = cs_red_cost_pow2,
     .build = cs_red_build_pow2,

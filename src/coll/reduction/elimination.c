@@ -40,6 +40,7 @@ static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, c
     {                                                                                                          \
         .name = "elimination", .description = what, .coll = collective,                                       \
         .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG, .parse = cs_params_parse_bk, .tune = cs_elimination_tune,     \
+        .syntax = CS_PARAMS_SYNTAX_BK,                                                                        \
         .cost = cs_red_cost, .build = cs_red_build, .format = cs_params_format_bk, .describe = cs_red_describe,    \
     }
 

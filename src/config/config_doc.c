@@ -1,0 +1,70 @@
+/*
+ * The configuration reference's words (config_doc.h): what each key and
+ * variable takes and means. Markdown, one line each; the generated page puts
+ * them in a table under the names the schema gives.
+ */
+#include "config/config_doc.h"
+
+const cs_config_doc cs_config_key_docs[] = {
+    {"model", "a mapping", "the cost model the algorithms are priced under (docs/architecture.md, Cost model)"},
+    {"model.alpha", "seconds, 0 to 1e9",
+     "start-up of one message: from posting it to its first byte arriving (Bokhari λ+δ, Rabenseifner α)"},
+    {"model.beta", "seconds per byte, 0 to 1e9", "transfer through a rank's link (Bokhari τ, Rabenseifner β)"},
+    {"model.rho", "seconds per byte, 0 to 1e9", "copying or permuting in local memory (Bokhari ρ)"},
+    {"model.gamma", "seconds per byte, 0 to 1e9", "combining by the reduction operator (Rabenseifner γ)"},
+    {"model.overhead", "seconds, 0 to 1e9",
+     "o: a rank's own time per message it posts, send or receive, one after another (LogGP's o); a rank's "
+     "concurrent messages overlap their α but not their o"},
+    {"model.alpha_node", "seconds, 0 to 1e9",
+     "α of a message between ranks of one node (one `MPI_COMM_TYPE_SHARED` communicator); setting it or "
+     "`beta_node` makes the model two-level, `alpha` and `beta` then price messages between nodes"},
+    {"model.beta_node", "seconds per byte, 0 to 1e9", "β of a message between ranks of one node, on a path of its own"},
+    {"model.margin", "a fraction, 0 to below 1",
+     "the MPI library keeps a call unless ours is predicted cheaper than the library's default algorithm by this "
+     "fraction of its price (default 0.1)"},
+    {"alltoall", "a mapping", "how `MPI_Alltoall` is decided"},
+    {"allreduce", "a mapping", "how `MPI_Allreduce` is decided"},
+    {"reduce", "a mapping", "how `MPI_Reduce` is decided"},
+    {"*.algorithm", "`auto`, `native`, `NAME` or `NAME:ARGS`",
+     "`auto` (the default): the model decides per call; `native`: always the MPI library; a name forces one of "
+     "the collective's algorithms (docs/algorithms.md) wherever its restrictions hold, e.g. `multiphase:4x4x6`, "
+     "`bruck:r=4`, `butterfly:b=4096`, `ring:rmax=5`"},
+    {"*.native", "a list of `[lo, hi]` byte ranges",
+     "sizes where the MPI library is kept under `auto`: closed ranges, `K`, `M`, `G`, `T` suffixes (powers of "
+     "1024), `inf` as an upper bound, at most 16; alltoall's size is the block for one destination"},
+    {"*.rules", "a list of `{p: [lo, hi], bytes: [lo, hi], algorithm: NAME}`",
+     "decisions per communicator size and message size, as `collshim-calibrate` writes them: the first that "
+     "holds decides (`native`, `auto` or an algorithm); `bytes` every size if left out; where a collective has "
+     "rules and none holds, the MPI library runs the call; at most 48"},
+    {"alltoall.hull", "`{P: [[FIRST_BYTES, \"D1,D2,...\"], ...]}`",
+     "for some p = 2^d (at most 8), the multiphase partition per block size instead of the hull the model "
+     "computes; the first face starts at 0, sizes increase, each partition sums to log2 p (`collshim-hull -d` "
+     "prints it in this form)"},
+    {"log", "a mapping", "what is logged, where, by which ranks (docs/log.md)"},
+    {"log.level", "`off`, `summary`, `calls`",
+     "`off` (the default): nothing; `summary`: rank 0 writes a table at `MPI_Finalize`; `calls`: also one JSON "
+     "line per call"},
+    {"log.file", "`stderr` or a path pattern", "`%r` the rank, `%p` the process id, `%%` a percent sign"},
+    {"log.ranks", "`all`, a rank, or a list of ranks", "which ranks of `MPI_COMM_WORLD` log their calls"},
+    {"window", "a mapping", "the extension API's windowed reduction (docs/extension.md)"},
+    {"window.method", "`auto`, `recursive`, `prefix-suffix`, `prefix-suffix-inverse`",
+     "how `collshim_window_reduce` runs; `auto`: the cheapest under the model"},
+    {"strict", "`true` or `false` (also yes/no, on/off, 1/0)",
+     "`true`: a configuration error aborts the program instead of leaving every call to the MPI library"},
+    {"reproducible", "`true` or `false`",
+     "`true` (the default): only algorithms whose result is bitwise the same on every rank; `false` also lets "
+     "`windowed` combine floating-point values in a rank-dependent order"},
+};
+const size_t cs_config_nkey_docs = sizeof cs_config_key_docs / sizeof cs_config_key_docs[0];
+
+const cs_config_doc cs_config_env_docs[] = {
+    {"COLLSHIM_CONFIG", "a path", "the YAML file to read; without it the built-in defaults serve"},
+    {"COLLSHIM_STRICT", "as `strict`", "abort on a configuration error"},
+    {"COLLSHIM_LOG", "as `log.file`", "where the log goes; turns an `off` log level to `calls`"},
+    {"COLLSHIM_LOG_LEVEL", "as `log.level`", "the log level (wins over `COLLSHIM_LOG`'s implied `calls`)"},
+    {"COLLSHIM_ALLTOALL", "as `alltoall.algorithm`", "force a choice for `MPI_Alltoall`"},
+    {"COLLSHIM_ALLREDUCE", "as `allreduce.algorithm`", "force a choice for `MPI_Allreduce`"},
+    {"COLLSHIM_REDUCE", "as `reduce.algorithm`", "force a choice for `MPI_Reduce`"},
+    {"COLLSHIM_WINDOW_METHOD", "as `window.method`", "the windowed reduction's method"},
+};
+const size_t cs_config_nenv_docs = sizeof cs_config_env_docs / sizeof cs_config_env_docs[0];
