@@ -23,6 +23,9 @@ enum {
     CS_REQ_FACTORS = 1u << 8      /* factors given in advance multiply to p (cs_params_factors_fit) */
 };
 
+/* cs_alg.critical_path */
+enum { CS_PATH_SUM = 0, CS_PATH_EXACT = 1 };
+
 #define CS_MAX_PARTS 32
 
 /* Parameters of one algorithm for one call. */
@@ -94,10 +97,12 @@ typedef struct cs_alg {
      * its own ("r=8", NULL-terminated), where the model cannot choose them
      * (a radix that pays off when a node takes several messages at once). */
     const char *const *measured;
-    /* 1: cost is the critical path of the schedules build makes, as the
-     * event pricer finds it (sched/pricer.h; the pricer suite checks it for
-     * every p up to 64 and more); 0: the slowest rank's sum over its rounds,
-     * which cannot see a rank waiting for another (an estimate). */
+    /* CS_PATH_EXACT: cost is the critical path of the schedules build makes,
+     * as the event pricer finds it (sched/pricer.h; the pricer suite checks
+     * it for every p up to 64 and more); CS_PATH_SUM: the slowest rank's sum
+     * over its rounds, an estimate that cannot see a rank waiting for another
+     * (the engine's elimination, rings and one-way reduce; pricing those by
+     * the pricer took 5 to 13 s for a first decision at p = 96). */
     int critical_path;
 } cs_alg;
 

@@ -241,7 +241,8 @@ static void coll_check_cost(const cs_alg *alg, const cs_problem *prob, const cs_
         const double simulated = alg->critical_path ? cs_price_critical_path(mo, scheds, prob->p, 0, NULL)
                                                     : sim_cost_max(scheds, prob->p, mo);
         const double tol = nominal ? 1e-9 * fmax(fabs(closed), fabs(simulated))
-                                   : rounds * (mo->beta + mo->gamma + mo->rho) * (double)prob->elem * 2 + 1e-15;
+                                   : rounds * (mo->beta + mo->gamma + mo->rho) * (double)prob->elem *
+                                         (alg->critical_path ? 4 : 2) + 1e-15; /* both sides of a wait */
         ck_assert_msg(fabs(closed - simulated) <= tol, "%s: model %d: closed form %.17g, schedule %.17g (%s)", what, i,
                       closed, simulated, nominal ? "nominal sizes" : "uneven sizes");
     }

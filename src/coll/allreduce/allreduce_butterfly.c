@@ -48,5 +48,5 @@ const cs_alg cs_allreduce_butterfly = {
     .cost = cs_red_cost_pow2,
     .build = cs_red_build_pow2,
     .format = cs_params_format_bk,
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };

@@ -181,5 +181,5 @@ const cs_alg cs_alltoall_bruck = {
     .build = cs_alltoall_bruck_build,
     .format = cs_params_format_radix,
     .measured = (const char *const[]){"r=2", NULL},
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };

@@ -114,5 +114,5 @@ const cs_alg cs_alltoall_direct = {
     .requires = CS_REQ_CONTIG,
     .build = cs_alltoall_direct_build,
     .cost = cs_alltoall_direct_cost,
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };

@@ -80,5 +80,5 @@ const cs_alg cs_alltoall_linear = {
     .requires = CS_REQ_CONTIG,
     .build = cs_alltoall_linear_build,
     .cost = cs_alltoall_linear_cost,
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };

@@ -420,5 +420,5 @@ const cs_alg cs_alltoall_multiphase = {
     .format = cs_alltoall_multiphase_format,
     .describe = cs_alltoall_multiphase_describe,
     .explain = cs_alltoall_multiphase_explain,
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };

@@ -45,5 +45,5 @@ const cs_alg cs_alltoall_standard = {
     .requires = CS_REQ_POW2 | CS_REQ_CONTIG,
     .cost = cs_alltoall_standard_cost,
     .build = cs_alltoall_standard_build,
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };

@@ -46,5 +46,5 @@ const cs_alg cs_reduce_binomial = {
     .requires = CS_REQ_CONTIG,
     .cost = cs_reduce_binomial_cost,
     .build = cs_reduce_binomial_build,
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };

@@ -268,5 +268,5 @@ const cs_alg cs_reduce_knomial = {
     .build = cs_reduce_knomial_build,
     .format = cs_params_format_radix_or_levels,
     .measured = (const char *const[]){"r=8", "r=16", "l=2", "l=3", NULL},
-    .critical_path = 1,
+    .critical_path = CS_PATH_EXACT,
 };
