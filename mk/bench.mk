@@ -4,10 +4,19 @@
 
 BENCH_REPS ?= 9
 
-.PHONY: bench-decide
+.PHONY: bench-decide bench-reduce-paths
 
 $(B)/bench_decide: bench/bench_decide.c $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -Ibench -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
 
 bench-decide: $(B)/bench_decide
 	$(B)/bench_decide $(BENCH_REPS)
+
+# make bench-reduce-paths: every reduce row's model price against the critical path of its
+# schedules (bench/bench_reduce_paths.c), and what tuning by the model loses on that path.
+
+$(B)/bench_reduce_paths: bench/bench_reduce_paths.c $(CORE_OBJ)
+	$(MPICC) $(ALLCFLAGS) -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
+
+bench-reduce-paths: $(B)/bench_reduce_paths
+	$(B)/bench_reduce_paths
