@@ -96,6 +96,28 @@ START_TEST(test_rule_order)
 }
 END_TEST
 
+/* With the log on, a decision carries both prices: ours and the library's
+ * default, named; the library kept within the margin says so. */
+START_TEST(test_log_prices)
+{
+    cs_decision d;
+    cfg.log_level = CS_LOG_CALLS;
+    cs_problem ring = problem(CS_COLL_ALLREDUCE, 96, 2, 4, CS_PROB_COMMUTATIVE);
+    cs_select(&cfg, &cache, &ring, &d);
+    ck_assert_str_eq(d.alg->name, "ring");
+    ck_assert(d.predicted > 0 && d.ours_predicted == d.predicted);
+    ck_assert_ptr_nonnull(d.library_alg);
+    ck_assert_str_eq(d.library_alg, "recursive doubling");
+    ck_assert(d.predicted < d.library_predicted * (1 - cfg.model.margin));
+    cs_problem pair = problem(CS_COLL_ALLREDUCE, 4, 2, 4, CS_PROB_COMMUTATIVE);
+    cs_select(&cfg, &cache, &pair, &d);
+    ck_assert_str_eq(d.alg->name, "native");
+    ck_assert(strstr(d.reason, "library's own"));
+    ck_assert(d.library_alg && d.predicted == d.library_predicted && d.ours_predicted > 0);
+    ck_assert(!(d.ours_predicted < d.library_predicted * (1 - cfg.model.margin)));
+}
+END_TEST
+
 START_TEST(test_native_ranges)
 {
     cs_decision d;
@@ -379,6 +401,7 @@ Suite *make_select_suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_restriction_words);
     tcase_add_loop_test(tc, test_rule_order, 0, sizeof(rules) / sizeof(rules[0]));
+    tcase_add_test(tc, test_log_prices);
     tcase_add_test(tc, test_native_ranges);
     tcase_add_test(tc, test_noncontig_declined);
     tcase_add_test(tc, test_breakpoints_agree_with_model);
