@@ -1,6 +1,13 @@
 # collshim: make, make check, make demo, make install. MPICC, PREFIX overridable.
+#
+# One library per MPI installed (docs/mpi-libraries.md): build/mpich/libcollshim.so with MPICH's
+# wrapper, and build/openmpi/libcollshim.so with Open MPI's when it is there (mk/openmpi.mk).
+# Each wrapper is named explicitly, never the plain mpicc that Debian's alternatives point at
+# whichever library was installed last. The tools, unit tests and test programs are built with
+# MPICH's, in build/.
 
-MPICC   ?= mpicc.mpich
+MPICC_MPICH ?= mpicc.mpich
+MPICC   ?= $(MPICC_MPICH)
 MPIF90  ?= mpif90.mpich
 MPIEXEC ?= mpiexec.mpich
 PREFIX  ?= /usr/local
@@ -38,7 +45,7 @@ TOOLS        := $(TOOL_SRC:tools/%.c=$(B)/%)
 EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
 EXAMPLES     := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
 
-LIB   := $(B)/libcollshim.so
+LIB   := $(B)/mpich/libcollshim.so
 YIELD := $(B)/libcs_yield.so
 FAULT := $(B)/libcs_fault.so
 # A test build whose window API cuts every vector into 24-byte pieces (src/shim/window.c) and
@@ -56,6 +63,7 @@ include $(sort $(wildcard mk/*.mk))
 all: $(LIB) $(TOOLS)
 
 $(LIB): $(CORE_OBJ) $(SHIM_OBJ)
+	@mkdir -p $(dir $@)
 	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
 
 $(PIECES_LIB): $(filter-out $(B)/obj/src/sched/exec.o,$(CORE_OBJ)) \
@@ -129,10 +137,12 @@ check-full:
 demo: $(LIB) $(YIELD) $(EXAMPLES)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)
 
-install: $(LIB) $(TOOLS)
+install: $(LIB) $(OMPI_LIB) $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/collshim
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	$(if $(OMPI_LIB),install -d $(DESTDIR)$(PREFIX)/lib/openmpi)
+	$(if $(OMPI_LIB),install -m 755 $(OMPI_LIB) $(DESTDIR)$(PREFIX)/lib/openmpi/)
 	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 644 include/collshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(filter-out scripts/collshim-test-mpi scripts/collshim-demo,$(wildcard scripts/collshim-*)) \
