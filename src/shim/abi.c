@@ -78,13 +78,34 @@ static int cs_abi_speaks(void)
     return 1;
 }
 
+/* This build's references to its library's data (the Makefile makes them
+ * weak) bound at load time: an Open MPI build's MPI_COMM_WORLD is the address
+ * of ompi_mpi_comm_world, NULL if libmpi.so.40 came later (dlopen). MPICH's
+ * handles are constants. Read through a volatile: the compiler takes the
+ * address of an object for non-null. */
+static int cs_abi_own_bound(void)
+{
+#if defined(OPEN_MPI)
+    void *volatile world = (void *)MPI_COMM_WORLD;
+    return world != NULL && world == dlsym(RTLD_DEFAULT, cs_abi_built->marker);
+#else
+    return 1;
+#endif
+}
+
 static void cs_abi_detect(void)
 {
     Dl_info info;
     char fits[PATH_MAX + 64];
     void *marker = cs_abi_other ? dlsym(RTLD_DEFAULT, cs_abi_other->marker) : NULL;
-    if (!marker)
+    if (!marker) {
+        if (cs_abi_built && !cs_abi_own_bound()) {
+            cs_abi_mismatch = 1; /* the calls go to whatever defines them next */
+            if (cs_abi_speaks())
+                fprintf(stderr, "collshim: %s was not loaded with the program: stepping aside\n", cs_abi_built->name);
+        }
         return;
+    }
     cs_abi_mismatch = 1;
     if (dladdr(marker, &info) && info.dli_fname)
         cs_abi_program_lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
@@ -96,6 +117,17 @@ static void cs_abi_detect(void)
             "collshim: %s is built for %s, but this program uses %s: stepping aside (%s's own collectives run); "
             "preload %s instead\n",
             self, cs_abi_built->name, cs_abi_other->name, cs_abi_other->name, fits);
+}
+
+/* The marker already there at load time (the program links its MPI library):
+ * say so now, so that a program whose calls never reach an entry point of
+ * ours (Open MPI's Fortran bindings call PMPI_* directly) hears it too. A
+ * library loaded later (dlopen) is found at the first entry point instead,
+ * which is why nothing is decided here when the marker is absent. */
+__attribute__((constructor)) static void cs_abi_at_load(void)
+{
+    if (cs_abi_other && dlsym(RTLD_DEFAULT, cs_abi_other->marker))
+        cs_abi_aside();
 }
 
 int cs_abi_aside(void)
