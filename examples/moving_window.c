@@ -13,7 +13,7 @@
  * whether all were right.
  *
  * Run with the shim preloaded, which provides the two functions:
- *   mpiexec -n 6 env LD_PRELOAD=build/libcollshim.so build/examples/moving_window
+ *   mpiexec -n 6 env LD_PRELOAD=build/mpich/libcollshim.so build/examples/moving_window
  * (A program built against an installed collshim would rather include
  * <collshim.h> and link -lcollshim; this one is built by `make demo`'s plain
  * rule, so it declares the functions weak and checks that they are there.)
