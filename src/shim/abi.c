@@ -29,8 +29,8 @@ typedef struct cs_abi_lib {
     const char *dir;    /* where make puts its build: build/<dir>/libcollshim.so */
 } cs_abi_lib;
 
-static const cs_abi_lib cs_abi_mpich = {"MPICH", "MPIR_Err_create_code", "mpich"};
-static const cs_abi_lib cs_abi_openmpi = {"Open MPI", "ompi_mpi_comm_world", "openmpi"};
+__attribute__((unused)) static const cs_abi_lib cs_abi_mpich = {"MPICH", "MPIR_Err_create_code", "mpich"};
+__attribute__((unused)) static const cs_abi_lib cs_abi_openmpi = {"Open MPI", "ompi_mpi_comm_world", "openmpi"};
 
 /* This build's library and the one it cannot serve; NULL for a build for
  * neither (SimGrid's SMPI), which never steps aside. */
