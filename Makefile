@@ -1,6 +1,13 @@
 # collshim: make, make check, make demo, make install. MPICC, PREFIX overridable.
+#
+# One library per MPI installed (docs/mpi-libraries.md): build/mpich/libcollshim.so with MPICH's
+# wrapper, and build/openmpi/libcollshim.so with Open MPI's when it is there (mk/openmpi.mk).
+# Each wrapper is named explicitly, never the plain mpicc that Debian's alternatives point at
+# whichever library was installed last. The tools, unit tests and test programs are built with
+# MPICH's, in build/.
 
-MPICC   ?= mpicc.mpich
+MPICC_MPICH ?= mpicc.mpich
+MPICC   ?= $(MPICC_MPICH)
 MPIF90  ?= mpif90.mpich
 MPIEXEC ?= mpiexec.mpich
 PREFIX  ?= /usr/local
@@ -38,7 +45,7 @@ TOOLS        := $(TOOL_SRC:tools/%.c=$(B)/%)
 EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
 EXAMPLES     := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
 
-LIB   := $(B)/libcollshim.so
+LIB   := $(B)/mpich/libcollshim.so
 YIELD := $(B)/libcs_yield.so
 FAULT := $(B)/libcs_fault.so
 # A test build whose window API cuts every vector into 24-byte pieces (src/shim/window.c) and
@@ -55,8 +62,20 @@ include $(sort $(wildcard mk/*.mk))
 
 all: $(LIB) $(TOOLS)
 
+# The preloaded library names no MPI library it needs, and its references to MPI's functions and
+# data are weak (src/shim/abi.c says why): they bind to the program's MPI library. Needed, the
+# build's library would enter the process beside the program's, ahead of it when the program
+# reaches its library through another (a Fortran program's libmpichfort or libmpi_mpifh), and
+# take its calls: the wrong build's Fortran programs would die in MPI_Init. The objects are
+# joined (ld -r), their undefined MPI symbols weakened, then linked: $(call cs_link_preload,OBJS).
+cs_link_preload = $(LD) -r -o $@.o $(1) && \
+	nm -u $@.o | awk '{print $$2}' | grep -E '^(P?MPIX?_|ompi_|OMPI_|mpi_)' >$@.weak; \
+	objcopy --weaken-symbols=$@.weak $@.o && \
+	$(CC) -shared -o $@ $@.o $(YAML_LIBS) -lm && rm -f $@.o $@.weak
+
 $(LIB): $(CORE_OBJ) $(SHIM_OBJ)
-	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
+	@mkdir -p $(dir $@)
+	$(call cs_link_preload,$^)
 
 $(PIECES_LIB): $(filter-out $(B)/obj/src/sched/exec.o,$(CORE_OBJ)) \
               $(filter-out $(B)/obj/src/shim/window.o,$(SHIM_OBJ)) $(PIECES_OBJ)
@@ -92,9 +111,12 @@ $(B)/tests/%: tests/mpi/%.c tests/mpi/cs_test.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Itests/mpi -o $@ $< -lm
 
+# FFLAGS_TEST: mpif.h declares no interfaces, and gfortran 10 and later reject a buffer argument
+# passed as integer in one call and double precision in the next unless allowed.
+FFLAGS_TEST := -O1 -g -fallow-argument-mismatch
 $(B)/tests/%: tests/mpi/%.f90 tests/mpi/fortran_body.inc
 	@mkdir -p $(dir $@) $(B)/fmod
-	$(MPIF90) -O1 -g -J$(B)/fmod -Itests/mpi -o $@ $<
+	$(MPIF90) $(FFLAGS_TEST) -J$(B)/fmod -Itests/mpi -o $@ $<
 
 # Tools (collshim-hull, ...) link the library's code statically.
 $(B)/collshim-%: tools/collshim-%.c $(CORE_OBJ)
@@ -130,10 +152,12 @@ check-full:
 demo: $(LIB) $(YIELD) $(EXAMPLES)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)
 
-install: $(LIB) $(TOOLS)
+install: $(LIB) $(OMPI_LIB) $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/collshim
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	$(if $(OMPI_LIB),install -d $(DESTDIR)$(PREFIX)/lib/openmpi)
+	$(if $(OMPI_LIB),install -m 755 $(OMPI_LIB) $(DESTDIR)$(PREFIX)/lib/openmpi/)
 	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 644 include/collshim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(filter-out scripts/collshim-test-mpi scripts/collshim-demo,$(wildcard scripts/collshim-*)) \

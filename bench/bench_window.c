@@ -19,7 +19,7 @@
  * n, r, bytes, median window s/call, median yardstick s/call, median of the
  * per-repetition window/yardstick ratios.
  *
- * usage: mpiexec -n P env COLLSHIM_WINDOW_METHOD=recursive LD_PRELOAD=build/libcollshim.so
+ * usage: mpiexec -n P env COLLSHIM_WINDOW_METHOD=recursive LD_PRELOAD=build/mpich/libcollshim.so
  *        bench_window N R [REPS [CALLS]]
  * CALLS (default 200) is the number of calls per timing up to 4 KiB; above,
  * CALLS * 4 KiB / bytes, at least 2. With more ranks than cores, add
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     if (!window || n < 1 || n > p || off < 0 || off >= n || reps < 1 || calls < 1) {
         if (rank == 0)
             fprintf(stderr, "bench_window: %s\n",
-                    !window ? "collshim_window_reduce not found (preload build/libcollshim.so)"
+                    !window ? "collshim_window_reduce not found (preload build/mpich/libcollshim.so)"
                             : "need 1 <= N <= p, 0 <= R < N, REPS >= 1, CALLS >= 1");
         MPI_Finalize();
         return 2;

@@ -41,7 +41,7 @@
  *       default under SMPI: see time_calls), or barrier (the default elsewhere)
  *   -x  no correctness check
  *
- * Plain MPI works too (mpicc, with build/libcollshim.so preloaded); under smpirun, see
+ * Plain MPI works too (mpicc, with build/mpich/libcollshim.so preloaded); under smpirun, see
  * scripts/collshim-scale.
  */
 #include <mpi.h>

@@ -11,6 +11,33 @@
 #define CS_LOG_BINS 6
 #define CS_LOG_ALGS 16
 
+/* Why a call went to the MPI library, one summary row each (the "why"
+ * column; "-" for our algorithms): one greppable word per cause, from the
+ * decision's reason (select.c, args.c, call.c) or the restriction that
+ * turned our algorithms down. The words are part of the summary's format. */
+typedef struct cs_log_why_rule {
+    const char *reason_prefix; /* NULL: matched on the restriction instead */
+    const char *declined_part;
+    const char *word;
+} cs_log_why_rule;
+
+static const cs_log_why_rule cs_log_whys[] = {
+    {"p = 1", NULL, "p=1"},
+    {"empty message", NULL, "empty"},
+    {"intercommunicator", NULL, "intercommunicator"},
+    {"erroneous", NULL, "erroneous"},
+    {"a message would exceed INT_MAX", NULL, "int-max"},
+    {"native by the", NULL, "configured"},
+    {"in a native size range", NULL, "configured"},
+    {"rule", NULL, "rule"},
+    {"no rule covers", NULL, "rule"},
+    {"operator query failed", NULL, "erroneous"},
+    {NULL, "contiguous", "non-contiguous"},
+    {NULL, "", "restriction"}, /* any other restriction (a power of two p, a commutative operator, ...) */
+};
+#define CS_LOG_WHYS (1 + (int)(sizeof(cs_log_whys) / sizeof(cs_log_whys[0])) + 1)
+/* Index 0: our algorithm ran ("-"); the last: the model priced the library cheapest ("model"). */
+
 static const size_t cs_log_bin_lo[CS_LOG_BINS] = {0, 64, 1024, 16384, 262144, 4194304};
 static const char *const cs_log_bin_name[CS_LOG_BINS] = {"0-63", "64-1K", "1K-16K", "16K-256K", "256K-4M", "4M+"};
 
@@ -25,7 +52,7 @@ static struct {
     int rank;
     const char *source; /* the configuration file, for the summary header */
     pthread_mutex_t lock; /* the tallies, under MPI_THREAD_MULTIPLE */
-    cs_log_tally tally[CS_COLL_COUNT][CS_LOG_ALGS][CS_LOG_BINS];
+    cs_log_tally tally[CS_COLL_COUNT][CS_LOG_ALGS][CS_LOG_BINS][CS_LOG_WHYS];
 } cs_log = {.level = CS_LOG_OFF, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int cs_log_rank_listed(const cs_config *cfg, int rank)
@@ -60,6 +87,8 @@ static void cs_log_expand(const char *pattern, int rank, char *buf, size_t size)
 
 static int cs_log_first_rank(const cs_config *cfg, int world_size)
 {
+    if (cfg->log_level != CS_LOG_CALLS) /* rank 0 alone writes at level summary */
+        return 0;
     for (int r = 0; r < world_size; r++)
         if (cs_log_rank_listed(cfg, r))
             return r;
@@ -74,9 +103,10 @@ void cs_log_open(const cs_config *cfg, int world_rank, int world_size)
     cs_log.level = CS_LOG_OFF;
     if (cfg->log_level == CS_LOG_OFF)
         return;
-    /* Rank 0 writes the summary even when it does not log its calls. */
-    const int listed = cs_log_rank_listed(cfg, world_rank);
-    if (!listed && !(world_rank == 0 && cfg->log_level >= CS_LOG_SUMMARY))
+    /* Rank 0 writes the summary even when it does not log its calls. At
+     * level summary the others have nothing to write: no file, no tallies. */
+    const int listed = cs_log_rank_listed(cfg, world_rank) && cfg->log_level == CS_LOG_CALLS;
+    if (!listed && world_rank != 0)
         return;
     if (!cfg->log_file[0] || !strcmp(cfg->log_file, "stderr")) {
         cs_log.out = stderr;
@@ -139,9 +169,28 @@ static int cs_log_alg_index(const cs_decision *d, cs_coll coll)
     return 0;
 }
 
+static int cs_log_why(const cs_decision *d)
+{
+    if (d->alg->build)
+        return 0;
+    for (int i = 0; i < CS_LOG_WHYS - 2; i++) {
+        const cs_log_why_rule *w = &cs_log_whys[i];
+        if (w->reason_prefix ? d->reason && !strncmp(d->reason, w->reason_prefix, strlen(w->reason_prefix))
+                             : d->declined && strstr(d->declined, w->declined_part))
+            return i + 1;
+    }
+    return CS_LOG_WHYS - 1;
+}
+
+static const char *cs_log_why_word(int why)
+{
+    return why == 0 ? "-" : why == CS_LOG_WHYS - 1 ? "model" : cs_log_whys[why - 1].word;
+}
+
 static void cs_log_tally_add(const cs_record *r)
 {
-    cs_log_tally *t = &cs_log.tally[r->prob->coll][cs_log_alg_index(r->d, r->prob->coll)][cs_log_bin(r->prob->bytes)];
+    cs_log_tally *t = &cs_log.tally[r->prob->coll][cs_log_alg_index(r->d, r->prob->coll)][cs_log_bin(r->prob->bytes)]
+                                   [cs_log_why(r->d)];
     pthread_mutex_lock(&cs_log.lock);
     t->calls++;
     t->bytes += r->prob->bytes;
@@ -228,20 +277,21 @@ void cs_log_call(const cs_record *r)
 static void cs_log_summary(void)
 {
     fprintf(cs_log.out, "@ collshim summary : rank 0\n@ config : %s\n", cs_log.source[0] ? cs_log.source : "built-in defaults");
-    fprintf(cs_log.out, "@--- %-10s %-12s %-9s %10s %14s %12s %12s\n", "collective", "algorithm", "bytes", "calls",
-            "total bytes", "total s", "mean s");
+    fprintf(cs_log.out, "@--- %-10s %-12s %-9s %10s %14s %12s %12s %s\n", "collective", "algorithm", "bytes", "calls",
+            "total bytes", "total s", "mean s", "why");
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int n;
         const cs_alg *const *table = cs_alg_table((cs_coll)c, &n);
         for (int a = 0; a < n && a < CS_LOG_ALGS; a++)
-            for (int b = 0; b < CS_LOG_BINS; b++) {
-                const cs_log_tally *t = &cs_log.tally[c][a][b];
-                if (!t->calls)
-                    continue;
-                fprintf(cs_log.out, "     %-10s %-12s %-9s %10llu %14llu %12.3e %12.3e\n", cs_coll_name((cs_coll)c),
-                        table[a]->name, cs_log_bin_name[b], t->calls, t->bytes, t->seconds,
-                        t->seconds / (double)t->calls);
-            }
+            for (int b = 0; b < CS_LOG_BINS; b++)
+                for (int w = 0; w < CS_LOG_WHYS; w++) {
+                    const cs_log_tally *t = &cs_log.tally[c][a][b][w];
+                    if (!t->calls)
+                        continue;
+                    fprintf(cs_log.out, "     %-10s %-12s %-9s %10llu %14llu %12.3e %12.3e %s\n",
+                            cs_coll_name((cs_coll)c), table[a]->name, cs_log_bin_name[b], t->calls, t->bytes,
+                            t->seconds, t->seconds / (double)t->calls, cs_log_why_word(w));
+                }
     }
 }
 

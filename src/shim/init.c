@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "log/log.h"
+#include "shim/abi.h"
 #include "shim/args.h"
 #include "shim/shim.h"
 
@@ -87,13 +88,25 @@ static void cs_shim_start(void)
 void cs_shim_ensure(void)
 {
     int up = 0, down = 0;
+    if (cs_abi_aside()) /* the wrong build: not one handle of ours may reach the program's library */
+        return;
     if (PMPI_Initialized(&up) != MPI_SUCCESS || !up || PMPI_Finalized(&down) != MPI_SUCCESS || down)
         return;
     pthread_once(&cs_shim_once, cs_shim_start);
 }
 
+/* In a program of another MPI library (src/shim/abi.c), the program's own. */
+typedef int cs_init_fn(int *, char ***);
+typedef int cs_init_thread_fn(int *, char ***, int, int *);
+typedef int cs_finalize_fn(void);
+
 CS_EXPORT int MPI_Init(int *argc, char ***argv)
 {
+    if (cs_abi_aside()) {
+        static void *slot;
+        cs_init_fn *next = (cs_init_fn *)cs_abi_next("MPI_Init", &slot);
+        return next ? next(argc, argv) : CS_ABI_NO_NEXT;
+    }
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         cs_shim_ensure();
@@ -102,6 +115,11 @@ CS_EXPORT int MPI_Init(int *argc, char ***argv)
 
 CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    if (cs_abi_aside()) {
+        static void *slot;
+        cs_init_thread_fn *next = (cs_init_thread_fn *)cs_abi_next("MPI_Init_thread", &slot);
+        return next ? next(argc, argv, required, provided) : CS_ABI_NO_NEXT;
+    }
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         cs_shim_ensure();
@@ -110,6 +128,11 @@ CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 
 CS_EXPORT int MPI_Finalize(void)
 {
+    if (cs_abi_aside()) {
+        static void *slot;
+        cs_finalize_fn *next = (cs_finalize_fn *)cs_abi_next("MPI_Finalize", &slot);
+        return next ? next() : CS_ABI_NO_NEXT;
+    }
     cs_shim_stop(); /* also done by the MPI_COMM_SELF hook; either is enough */
     return PMPI_Finalize();
 }

@@ -514,10 +514,20 @@ typedef struct cs_red {
     int inplace; /* MPI_IN_PLACE (reduce: at the root only) */
 } cs_red;
 
+/* The same on every rank: from the names, not the handles (Open MPI's are addresses, which
+ * differ from process to process). */
+CS_FN uint64_t cs_name_hash(const char *name)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return h;
+}
+
 CS_FN uint64_t cs_red_salt(const cs_red *c)
 {
-    return cs_hash((uint64_t)(uintptr_t)c->type->type * 131u + (uint64_t)(uintptr_t)c->op->op,
-                   c->count, (uint64_t)(c->root + 7) * 2 + (uint64_t)c->inplace);
+    return cs_hash(cs_name_hash(c->type->name) * 131u + cs_name_hash(c->op->name), c->count,
+                   (uint64_t)(c->root + 7) * 2 + (uint64_t)c->inplace);
 }
 
 /* Per-element tolerance of a float sum: 8 p eps sum_r |x_r|, from every rank's data. */

@@ -227,6 +227,12 @@ static void check_erroneous(MPI_Comm parent)
          MPI_DATATYPE_NULL, MPI_SUM},
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+#if defined(OPEN_MPI)
+        /* Open MPI 4.1 checks no buffers (it takes the same buffer twice and crashes on a NULL
+         * one) and sums MPI_BYTE: what it does not reject is no case for it. */
+        if (strstr(calls[i].what, "buffer") || strstr(calls[i].what, "MPI_BYTE"))
+            continue;
+#endif
         cs_set_case("erroneous: %s, p=%d", calls[i].what, p);
         handler_calls = 0;
         int want = bad_run(&calls[i], comm, 1);

@@ -1,8 +1,10 @@
 ! test_fortran08: the three collectives called from Fortran through `use mpi_f08` (MPICH's Fortran
-! bindings reach the C MPI_* symbols, so collshim intercepts them): MPI_Allreduce (also with
+! bindings reach the C MPI_* symbols; Open MPI's reach collshim's Fortran entry points,
+! src/shim/fortran.c): MPI_Allreduce (also with
 ! MPI_IN_PLACE), MPI_Reduce and MPI_Alltoall, in tests/mpi/fortran_body.inc. Prints only
 ! failures; `error stop` if any.
 program test_fortran08
   use mpi_f08
+  implicit none
   include 'fortran_body.inc'
 end program test_fortran08

@@ -140,18 +140,68 @@ START_TEST(test_summary_on_rank0)
     ck_assert_double_eq_tol(mean, 2e-6, 1e-9);
     /* Level summary writes no call lines. */
     ck_assert_ptr_null(strstr(text, "{\"coll\""));
+    /* The why column: "-" where our algorithm ran. */
+    ck_assert_ptr_nonnull(strstr(text, "mean s why\n"));
+    ck_assert_ptr_nonnull(strstr(row, "2.000e-06 -\n"));
+}
+END_TEST
+
+/* Issue 21: calls the library ran, one row per cause, each saying which. */
+START_TEST(test_summary_native_why)
+{
+    cs_config cfg;
+    char path[128];
+    const cs_alg *native = cs_alg_native(CS_COLL_ALLREDUCE);
+    cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 1, .count = 250, .elem = 4, .bytes = 1000};
+    cs_decision one = {.alg = native, .reason = "p = 1: nothing to exchange", .predicted = -1};
+    cs_decision vec = {.alg = native, .reason = "model: cheapest that can run", .predicted = -1,
+                       .passed = cs_alg_table(CS_COLL_ALLREDUCE, &(int){0})[1],
+                       .declined = "needs a contiguous datatype"};
+    cs_decision cheap = {.alg = native, .reason = "model: cheapest that can run", .predicted = -1};
+    const cs_decision *ds[] = {&one, &one, &vec, &cheap};
+
+    config_logging(&cfg, CS_LOG_SUMMARY, "why.%r");
+    cs_log_open(&cfg, 0, 4);
+    for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+        cs_record r = {.prob = &prob, .d = ds[i], .rank = 0, .op = MPI_SUM, .elapsed = 1e-6};
+        cs_log_call(&r);
+    }
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/why.0", dir);
+    const char *text = slurp(path);
+    const char *rows[] = {" 2 ", " p=1\n", " non-contiguous\n", " model\n"};
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        ck_assert_msg(strstr(text, rows[i]), "summary lacks '%s':\n%s", rows[i], text);
+}
+END_TEST
+
+/* Rank `rank` of 8 opens its log at `level` (file pattern `pattern`), records a
+ * call and closes it: is there a file `name`? */
+static int log_file_made(cs_log_level level, const char *pattern, int rank, const char *name)
+{
+    cs_config cfg;
+    char path[128];
+    config_logging(&cfg, level, pattern);
+    cs_log_open(&cfg, rank, 8);
+    log_one(cs_alg_native(CS_COLL_ALLREDUCE), "breakpoint", NULL);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Issue 21: at level summary only rank 0 writes; the others make no file. */
+START_TEST(test_summary_no_empty_files)
+{
+    ck_assert(!log_file_made(CS_LOG_SUMMARY, "none.%r", 2, "none.2"));
+    ck_assert(log_file_made(CS_LOG_SUMMARY, "some.%r", 0, "some.0"));
 }
 END_TEST
 
 START_TEST(test_pid_pattern)
 {
-    cs_config cfg;
-    char path[128];
-    config_logging(&cfg, CS_LOG_CALLS, "p%p.r%r");
-    cs_log_open(&cfg, 5, 8);
-    cs_log_finalize();
-    snprintf(path, sizeof(path), "%s/p%ld.r5", dir, (long)getpid());
-    ck_assert_int_eq(access(path, F_OK), 0);
+    char name[64];
+    snprintf(name, sizeof(name), "p%ld.r5", (long)getpid());
+    ck_assert(log_file_made(CS_LOG_CALLS, "p%p.r%r", 5, name));
 }
 END_TEST
 
@@ -196,6 +246,8 @@ Suite *make_log_suite(void)
     tcase_add_test(tc, test_calls_json_fields);
     tcase_add_test(tc, test_plan_field);
     tcase_add_test(tc, test_summary_on_rank0);
+    tcase_add_test(tc, test_summary_native_why);
+    tcase_add_test(tc, test_summary_no_empty_files);
     tcase_add_test(tc, test_pid_pattern);
     tcase_add_test(tc, test_unwritable_path);
     tcase_add_test(tc, test_names);

@@ -1,0 +1,62 @@
+# The Open MPI build (issue 21; docs/mpi-libraries.md): when $(MPICC_OPENMPI) exists, `make` also
+# builds build/openmpi/libcollshim.so from the same sources with Open MPI's wrapper (its objects
+# in build/openmpi/obj), with the Fortran entry points that only Open MPI needs
+# (src/shim/fortran.c: its Fortran bindings call PMPI_* directly). `make install` puts it in
+# $(PREFIX)/lib/openmpi/. `make check` runs the MPI tests under Open MPI (check-mpi-openmpi:
+# C and Fortran programs built with its wrappers, under its mpirun) and the wrong build both ways
+# (check-wrong-build: each library preloaded into the other's programs steps aside).
+#
+# Variables: MPICC_OPENMPI (mpicc.openmpi), MPIF90_OPENMPI (mpif90.openmpi), MPIEXEC_OPENMPI
+# (mpirun.openmpi; the test script adds --oversubscribe).
+
+# A fragment is read before the Makefile's own rules: keep `make` building `all`.
+cs_openmpi_default_goal := $(.DEFAULT_GOAL)
+
+MPICC_OPENMPI   ?= mpicc.openmpi
+MPIF90_OPENMPI  ?= mpif90.openmpi
+MPIEXEC_OPENMPI ?= mpirun.openmpi
+HAVE_OPENMPI    := $(shell command -v $(MPICC_OPENMPI) 2>/dev/null)
+
+OMPI_B   := $(B)/openmpi
+OMPI_LIB := $(if $(HAVE_OPENMPI),$(OMPI_B)/libcollshim.so)
+OMPI_OBJ := $(CORE_SRC:%.c=$(OMPI_B)/obj/%.o) $(SHIM_SRC:%.c=$(OMPI_B)/obj/%.o)
+OMPI_TESTS := $(MPI_TEST_SRC:tests/mpi/%.c=$(OMPI_B)/tests/%) $(F_TEST_SRC:tests/mpi/%.f90=$(OMPI_B)/tests/%)
+
+.PHONY: check-mpi-openmpi check-wrong-build
+
+all: $(OMPI_LIB)
+
+# Linked as the MPICH build is (the Makefile's cs_link_preload): no libmpi.so.40 needed, every
+# reference to it weak, so that in an MPICH program it resolves to nothing and steps aside.
+$(OMPI_B)/libcollshim.so: $(OMPI_OBJ)
+	$(call cs_link_preload,$^)
+
+$(OMPI_B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(MPICC_OPENMPI) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
+
+$(OMPI_B)/libcs_fault.so: tests/mpi/fault/cs_fault.c
+	@mkdir -p $(dir $@)
+	$(MPICC_OPENMPI) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+
+$(OMPI_B)/tests/%: tests/mpi/%.c tests/mpi/cs_test.h
+	@mkdir -p $(dir $@)
+	$(MPICC_OPENMPI) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Itests/mpi -o $@ $< -lm
+
+$(OMPI_B)/tests/%: tests/mpi/%.f90 tests/mpi/fortran_body.inc
+	@mkdir -p $(dir $@) $(OMPI_B)/fmod
+	$(MPIF90_OPENMPI) $(FFLAGS_TEST) -J$(OMPI_B)/fmod -Itests/mpi -o $@ $<
+
+check-mpi-openmpi: $(OMPI_LIB) $(OMPI_B)/libcs_fault.so $(OMPI_TESTS) $(TOOLS)
+	COLLSHIM_TEST_MPI=openmpi MPIEXEC="$(MPIEXEC_OPENMPI)" scripts/collshim-test-mpi $(B)
+
+check-wrong-build: $(LIB) $(OMPI_LIB) $(MPI_TESTS) $(F_TESTS) $(OMPI_TESTS)
+	MPIEXEC="$(MPIEXEC)" MPIEXEC_OPENMPI="$(MPIEXEC_OPENMPI)" scripts/collshim-test-wrong-build $(B)
+
+ifneq ($(HAVE_OPENMPI),)
+CHECK_EXTRA += check-mpi-openmpi check-wrong-build
+endif
+
+-include $(OMPI_OBJ:.o=.d)
+
+.DEFAULT_GOAL := $(cs_openmpi_default_goal)
