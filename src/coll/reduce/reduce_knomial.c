@@ -69,12 +69,6 @@ typedef struct cs_knomial_msg {
     int round;
 } cs_knomial_msg;
 
-static int cs_knomial_msg_cmp(const void *a, const void *b)
-{
-    const cs_knomial_msg *x = a, *y = b;
-    return x->arrive < y->arrive ? -1 : x->arrive > y->arrive;
-}
-
 /*
  * When rank 0 of the tree over ranks 0..n-1 has combined every child's run
  * (its last round's local steps done), every rank starting at 0. A child
@@ -106,7 +100,13 @@ static double cs_knomial_tree(const cs_model *mo, double m, int n, int r, double
             children[t]++;
         }
     }
-    qsort(msgs, (size_t)nmsg, sizeof *msgs, cs_knomial_msg_cmp);
+    for (int i = 1; i < nmsg; i++) { /* nearly in order already: the rounds arrive in turn */
+        const cs_knomial_msg x = msgs[i];
+        int j = i;
+        for (; j > 0 && msgs[j - 1].arrive > x.arrive; j--)
+            msgs[j] = msgs[j - 1];
+        msgs[j] = x;
+    }
     double link = 0.0, last[64] = {0};
     for (int i = 0; i < nmsg; i++) {
         link = (msgs[i].arrive > link ? msgs[i].arrive : link) + mo->beta * m;
