@@ -386,12 +386,13 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         d->params.rmax = bp->rmax[entry] ? bp->rmax[entry] : d->params.rmax;
         if (alg->tune)
             alg->tune(&cfg->model, prob, &d->params);
-        if (cfg->log_level == CS_LOG_CALLS) { /* the prices, for the log and its reason */
+        cs_decide(d, alg, "breakpoint: the model's choice for this size");
+        if (cfg->log_level == CS_LOG_CALLS) { /* the prices, for the log and its reason (of d->alg: set first) */
             cs_select_predict(&cfg->model, prob, d);
             d->ours_predicted = d->predicted;
             cs_select_library_keeps(&cfg->model, prob, d->predicted, &d->library_predicted, &d->library_alg);
         }
-        return cs_decide(d, alg, "breakpoint: the model's choice for this size");
+        return;
     }
     if (!alg->cost && cfg->log_level != CS_LOG_CALLS) /* the library kept at this size: a lookup, nothing more */
         return cs_decide(d, native, "breakpoint: the library's own, as cheap within model.margin");

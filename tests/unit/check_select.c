@@ -372,6 +372,25 @@ START_TEST(test_butterfly_tune)
 }
 END_TEST
 
+/* With the log on, a breakpoint's choice of ours carries its price and the library's (the log's
+ * reason and the scale lab's model column): priced as the row chosen, not as native. */
+START_TEST(test_breakpoint_logged_price)
+{
+    cs_decision d;
+    cfg.log_level = CS_LOG_CALLS;
+    cfg.model.alpha = 1e-3;
+    cs_problem small = problem(CS_COLL_ALLTOALL, 96, 8, 1, 0);
+    cs_select(&cfg, &cache, &small, &d);
+    ck_assert_str_eq(d.alg->name, "linear");
+    ck_assert(strstr(d.reason, "breakpoint"));
+    cs_params params = d.params;
+    ck_assert_double_eq_tol(d.predicted, d.alg->cost(&cfg.model, &small, &params), 1e-15);
+    ck_assert_double_eq(d.ours_predicted, d.predicted);
+    ck_assert_ptr_nonnull(d.library_alg);
+    ck_assert_double_gt(d.library_predicted, 0.0);
+}
+END_TEST
+
 Suite *make_select_suite(void)
 {
     Suite *s = suite_create("select");
@@ -386,6 +405,7 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_butterfly_tune);
     tcase_add_test(tc, test_rules);
     tcase_add_test(tc, test_linear_overlaps);
+    tcase_add_test(tc, test_breakpoint_logged_price);
     suite_add_tcase(s, tc);
     return s;
 }
