@@ -1,9 +1,11 @@
 # make scale: the full scale lab (issue 13) on SimGrid SMPI: scripts/collshim-scale --plan full
 # (the plan is in the script: each platform of config/platforms/, p from 64 to 1024, sizes 8 B
-# to 1 MiB, SMPI's single algorithms on hypercube-64 at p = 64, the plain network everywhere and SMPI's
+# to 1 MiB, SMPI's single algorithms on hypercube-64 and fattree-64 at p = 64 and on multi-core
+# nodes at p = 48 (issue 20: a p not a power of two), the plain network everywhere and SMPI's
 # default model on hypercube-64) under a wall-time budget (--budget, minutes: an entry that
 # would end past it is cut, and the cut is printed). The results go to bench/smpi/results/
-# (table.txt, raw.txt, the calibrated configurations machine.*.yaml, cut.txt); the runs' logs
+# (table.txt, raw.txt, the calibrated configurations machine.*.yaml, the fitted models fit.*.yaml
+# (collshim-calibrate --fit: the `fitted` column), cut.txt); the runs' logs
 # and outputs to $(B)/scale-full/.
 #
 # The table again from the committed data, without a run: scripts/collshim-scale --table
@@ -28,7 +30,7 @@ scale: smpi
 	@mkdir -p $(SCALE_RESULTS)
 	cp $(SCALE_OUT)/table.txt $(SCALE_OUT)/raw.txt $(SCALE_OUT)/cut.txt $(SCALE_OUT)/plan.txt $(SCALE_OUT)/wall.txt $(SCALE_RESULTS)/
 	cp $(SCALE_OUT)/salg-failed.txt $(SCALE_RESULTS)/smpi-algs-left-out.txt
-	for f in $(SCALE_OUT)/machine.*.yaml; do case $$f in *.log.yaml) ;; *) cp $$f $(SCALE_RESULTS)/ ;; esac; done
+	for f in $(SCALE_OUT)/machine.*.yaml $(SCALE_OUT)/fit.*.yaml; do case $$f in *.log.yaml) ;; *) [ ! -f $$f ] || cp $$f $(SCALE_RESULTS)/ ;; esac; done
 	@echo "make scale: results in $(SCALE_RESULTS)/ (table.txt)"
 
 .DEFAULT_GOAL := $(cs_scale_default_goal)

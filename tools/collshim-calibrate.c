@@ -815,7 +815,12 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         cell.best = rows[best].path.alg;
         if (rows[best].given[0] && st->ncells[coll] < CAL_MAX_CELLS)
             cell.best_given = strcpy(st->given[coll][st->ncells[coll]], rows[best].given);
-        cell.model = rows[model].path.alg;
+        /* auto is the model's choice only where select would not keep the library (model.margin):
+         * where it would, a rule `auto` runs the library, not the row timed as the model's. */
+        const char *library_name;
+        double library_price;
+        if (!cs_select_library_keeps(&st->cfg.model, &prob, rows[model].predicted, &library_price, &library_name))
+            cell.model = rows[model].path.alg;
         cell.best_native = worse_ratio(&rows[best].path, &rows[0].path, o->reps, o->noise);
         cell.model_best = worse_ratio(&rows[model].path, &rows[best].path, o->reps, o->noise);
         cell.model_native = worse_ratio(&rows[model].path, &rows[0].path, o->reps, o->noise);

@@ -5,6 +5,7 @@
  *                       [--bytes M[,M...]] [--window N:R]
  *        collshim-model --table1 | --spr-table1 | --spr-plan N
  *        collshim-model -p P --domain COLL:ALG
+ *        collshim-model -p P --library COLL [--config FILE] [--bytes M[,M...]]
  *
  * For each message size: the four protocols of Rabenseifner and Träff 2004,
  * §3.5 (ring and elimination, latency- and bandwidth-optimal), as the paper
@@ -19,6 +20,9 @@
  * --domain prints the p from 2 to P where an algorithm's restrictions on p
  * hold (for a commutative operator on an exact contiguous type): the test
  * driver reads the restrictions from here, where select states them.
+ * --library prices the MPI library's default algorithm for a collective
+ * (model/library.c: MPICH 4.0.2's choice, as select prices it against
+ * ours) per size: the scale lab prints it beside the selectors' times.
  */
 #include <getopt.h>
 #include <mpi.h>
@@ -30,6 +34,7 @@
 #include "coll/window/window.h"
 #include "config/config.h"
 #include "cs_tool.h"
+#include "model/library.h"
 #include "model/protocols.h"
 #include "select/select.h"
 
@@ -41,6 +46,7 @@ static void cs_usage(FILE *f)
                "                      [--bytes M[,M...]] [--window N:R]\n"
                "       collshim-model --table1 | --spr-table1 | --spr-plan N\n"
                "       collshim-model -p P --domain COLL:ALG\n"
+               "       collshim-model -p P --library COLL [--config FILE] [--bytes M[,M...]]\n"
                "Predicted times of allreduce at p under the model: the four protocols of Rabenseifner and\n"
                "Traeff 2004 (section 3.5) and collshim's algorithms with their tuned parameters.\n"
                "\n"
@@ -56,6 +62,9 @@ static void cs_usage(FILE *f)
                "  --spr-table1     Table 1 of Szymanski, Maniatty and Sinharoy 1995 (factorization steps)\n"
                "  --spr-plan N     the factorization of one window of N\n"
                "  --domain COLL:ALG  the p from 2 to P (at most 4096) where the row's restrictions on p hold\n"
+               "  --library COLL   the MPI library's default for COLL (allreduce, reduce, alltoall) per size:\n"
+               "                   its price under the model and its name (MPICH 4.0.2's choice; doubles,\n"
+               "                   a sum; alltoall: bytes per destination)\n"
                "  -h, --help       this text\n" CS_TOOL_EXIT_STATUS);
 }
 
@@ -231,6 +240,28 @@ static int cs_print_spr_plan(const char *arg)
     return 0;
 }
 
+/* The library's default for coll at p per size: its price and its name. */
+static int cs_print_library(const char *coll_name, int p, const cs_model *model, const size_t *sizes, int nsizes)
+{
+    int coll = 0;
+    while (coll < CS_COLL_COUNT && strcmp(cs_coll_name((cs_coll)coll), coll_name))
+        coll++;
+    if (coll != CS_COLL_ALLREDUCE && coll != CS_COLL_REDUCE && coll != CS_COLL_ALLTOALL)
+        return cs_tool_usage_error(cs_prog, "--library takes allreduce, reduce or alltoall, got '%s'", coll_name);
+    printf("# the library's default for %s at p = %d under the model: bytes, seconds, algorithm\n", coll_name, p);
+    for (int i = 0; i < nsizes; i++) {
+        const int a2a = coll == CS_COLL_ALLTOALL;
+        const size_t elem = a2a || sizes[i] % 8 ? 1 : 8;
+        const cs_problem prob = {.coll = (cs_coll)coll, .p = p, .count = sizes[i] / elem, .elem = elem,
+                                 .bytes = sizes[i],
+                                 .flags = CS_PROB_COMMUTATIVE | CS_PROB_EXACT * (elem == 1) | CS_PROB_CONTIG};
+        const char *name;
+        const double t = cs_library_price(model, &prob, &name);
+        printf("%zu %.4e %s\n", sizes[i], t, name);
+    }
+    return 0;
+}
+
 /* The p in 2..maxp where the row named spec ("allreduce:ring") can run. */
 static int cs_print_domain(const char *spec, int maxp)
 {
@@ -263,12 +294,12 @@ int main(int argc, char **argv)
                                           {"table1", no_argument, 0, 't'},       {"help", no_argument, 0, 'h'},
                                           {"window", required_argument, 0, 'w'}, {"spr-table1", no_argument, 0, 'T'},
                                           {"spr-plan", required_argument, 0, 'P'}, {"domain", required_argument, 0, 'D'},
-                                          {0, 0, 0, 0}};
+                                          {"library", required_argument, 0, 'L'}, {0, 0, 0, 0}};
     cs_config cfg;
     cs_config_error err;
     size_t sizes[64] = {8, 64, 512, 4096, 32768, 262144, 2097152};
     int nsizes = 7, p = 0, opt, wn = 0, wr = 0;
-    const char *domain = NULL;
+    const char *domain = NULL, *library = NULL;
 
     cs_config_defaults(&cfg);
     opterr = 0; /* its messages name argv[0]; ours name the tool */
@@ -309,6 +340,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'D': domain = optarg; break;
+        case 'L': library = optarg; break;
         case 'h': cs_usage(stdout); return 0;
         case ':':
             /* getopt_long sets optopt to a long option's val too: name it as written */
@@ -327,6 +359,8 @@ int main(int argc, char **argv)
         return cs_tool_usage_error(cs_prog, "--domain takes p up to 4096, got %d", p);
     if (p < 1)
         return cs_tool_usage_error(cs_prog, "-p P is needed (or --table1, --spr-table1, --spr-plan)");
+    if (library)
+        return cs_print_library(library, p, &cfg.model, sizes, nsizes);
     if (wn > p) {
         return cs_tool_usage_error(cs_prog, "--window %d:%d needs p >= %d", wn, wr, wn);
     }

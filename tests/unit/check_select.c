@@ -105,6 +105,8 @@ START_TEST(test_log_prices)
     cs_problem ring = problem(CS_COLL_ALLREDUCE, 96, 2, 4, CS_PROB_COMMUTATIVE);
     cs_select(&cfg, &cache, &ring, &d);
     ck_assert_str_eq(d.alg->name, "ring");
+    cs_params params = d.params; /* priced as the row chosen, not as native */
+    ck_assert_double_eq_tol(d.predicted, d.alg->cost(&cfg.model, &ring, &params), 1e-15);
     ck_assert(d.predicted > 0 && d.ours_predicted == d.predicted);
     ck_assert_ptr_nonnull(d.library_alg);
     ck_assert_str_eq(d.library_alg, "recursive doubling");
