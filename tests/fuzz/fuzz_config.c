@@ -339,6 +339,10 @@ static void fz_check_config(const cs_config *cfg, size_t input_size)
     fz_check_cost("beta", cfg->model.beta);
     fz_check_cost("rho", cfg->model.rho);
     fz_check_cost("gamma", cfg->model.gamma);
+    fz_check_cost("overhead", cfg->model.overhead);
+    fz_check_cost("alpha_node", cfg->model.alpha_node);
+    fz_check_cost("beta_node", cfg->model.beta_node);
+    FZ_CHECK(cfg->model.margin >= 0 && cfg->model.margin < 1, "model.margin = %g", cfg->model.margin);
 
     for (int c = 0; c < CS_COLL_LAST; c++) {
         const cs_coll_config *cc = &cfg->coll[c];
