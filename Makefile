@@ -56,6 +56,8 @@ PIECES_OBJ := $(B)/obj-pieces/src/shim/window.o $(B)/obj-pieces/src/sched/exec.o
 # Further targets (make fuzz, make check-asan, ...), one fragment each; a
 # fragment may add a prerequisite of `make check` to CHECK_EXTRA.
 CHECK_EXTRA :=
+# A fragment's rule read first must not become the goal: `make` builds `all`.
+.DEFAULT_GOAL := all
 include $(sort $(wildcard mk/*.mk))
 
 .PHONY: check-full all check check-unit check-mpi demo install clean format
