@@ -21,7 +21,7 @@
  * hold (for a commutative operator on an exact contiguous type): the test
  * driver reads the restrictions from here, where select states them.
  * --library prices the MPI library's default algorithm for a collective
- * (model/library.c: MPICH 4.0.2's choice, as select prices it against
+ * (select/library.c: MPICH 4.0.2's choice, as select prices it against
  * ours) per size: the scale lab prints it beside the selectors' times.
  */
 #include <getopt.h>
@@ -34,7 +34,7 @@
 #include "coll/window/window.h"
 #include "config/config.h"
 #include "cs_tool.h"
-#include "model/library.h"
+#include "select/library.h"
 #include "model/protocols.h"
 #include "select/select.h"
 

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "model/library.h"
+#include "select/library.h"
 #include "select/select.h"
 
 static const struct {

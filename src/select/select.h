@@ -75,7 +75,7 @@ int cs_breakpoints_entry(const cs_breakpoints *bp, size_t bytes);
 
 /*
  * Does the library keep a call that ours would run for `ours` seconds? Its
- * default's price (model/library.h) into *library and *name; 1 unless ours
+ * default's price (select/library.h) into *library and *name; 1 unless ours
  * is cheaper by model.margin. 0 for the extension API (no library version).
  */
 int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, double ours, double *library,

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "model/library.h"
+#include "select/library.h"
 #include "config/config_internal.h"
 #include "select/select.h"
 

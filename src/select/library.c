@@ -27,7 +27,7 @@
 #include <math.h>
 
 #include "coll/coll.h"
-#include "model/library.h"
+#include "select/library.h"
 
 extern const cs_alg cs_alltoall_direct, cs_alltoall_bruck, cs_alltoall_linear;
 extern const cs_alg cs_allreduce_butterfly, cs_reduce_butterfly, cs_reduce_binomial;
