@@ -21,7 +21,7 @@ ASAN_PIECES_SRC := $(PIECES_OBJ:$(B)/obj-pieces/%.o=%.c)
 ASAN_PIECES_OBJ := $(ASAN_PIECES_SRC:%.c=$(ASAN_B)/obj-pieces/%.o)
 ASAN_PIECES_DEFS := -DCS_WINDOW_PIECE_BYTES=24 -DCS_EXEC_MAX_MSG=40
 
-ASAN_LIB        := $(ASAN_B)/libcollshim.so
+ASAN_LIB        := $(ASAN_B)/mpich/libcollshim.so
 ASAN_PIECES_LIB := $(ASAN_B)/pieces/libcollshim.so
 ASAN_YIELD      := $(ASAN_B)/libcs_yield.so
 ASAN_FAULT      := $(if $(wildcard tests/mpi/fault/cs_fault.c),$(ASAN_B)/libcs_fault.so)
@@ -41,6 +41,7 @@ check-asan: asan-build
 	MPIEXEC="$(MPIEXEC)" MPICC="$(MPICC)" scripts/collshim-check-asan $(ASAN_B)
 
 $(ASAN_LIB): $(ASAN_CORE_OBJ) $(ASAN_SHIM_OBJ)
+	@mkdir -p $(dir $@)
 	$(MPICC) $(SAN_FLAGS) -shared -o $@ $^ $(YAML_LIBS)
 
 $(ASAN_PIECES_LIB): $(filter-out $(ASAN_PIECES_SRC:%.c=$(ASAN_B)/obj/%.o),$(ASAN_CORE_OBJ) $(ASAN_SHIM_OBJ)) \
