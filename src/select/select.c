@@ -123,6 +123,12 @@ static long cs_bp_key(int alg, const cs_params *params)
     return alg + (radix << 8) + (k1 << 16) + (rmax << 24);
 }
 
+/* Entry i of bp as the key cs_bp_key made it from. */
+static long cs_bp_entry_key(const cs_breakpoints *bp, int i)
+{
+    return bp->alg[i] + ((long)bp->radix[i] << 8) + ((long)bp->k1[i] << 16) + ((long)bp->rmax[i] << 24);
+}
+
 /* The model's choice at one size, ignoring per-call restrictions other than
  * p, the operator and exactness (contiguity is checked at the call). The
  * size is bytes of 1-byte elements: the breakpoints serve every datatype of
@@ -161,10 +167,7 @@ static void cs_select_first_declined(const cs_problem *prob, const cs_alg **pass
 
 static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, long key)
 {
-    const int last = bp->n - 1;
-    if (bp->n && bp->alg[last] + ((long)bp->radix[last] << 8) + ((long)bp->k1[last] << 16) +
-                         ((long)bp->rmax[last] << 24) ==
-                     key)
+    if (bp->n && cs_bp_entry_key(bp, bp->n - 1) == key)
         return;
     if (bp->n == CS_BP_MAX)
         return; /* more changes than the table holds: the last entry stays */
@@ -379,7 +382,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         return cs_decide(d, native, "no algorithm of ours applies");
     }
     if (alg->cost && !cs_select_restriction(alg, prob)) {
-        /* The radix the breakpoints hold: tune does not search again. The
+        /* The parameters the breakpoints hold: tune does not search again. The
          * price only for the log: a lookup and the parameters, nothing more. */
         d->params.radix = bp->radix[entry] ? bp->radix[entry] : d->params.radix;
         d->params.k = bp->k1[entry] ? bp->k1[entry] - 1 : d->params.k;
