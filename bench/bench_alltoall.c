@@ -8,7 +8,7 @@
  * closed form under the configuration's model, as the shim would price it;
  * the shim itself is a black box here: it is only preloaded).
  *
- * usage: mpiexec -n P env LD_PRELOAD=build/mpich/libcollshim.so COLLSHIM_ALLTOALL=<alg> bench_alltoall [REPS]
+ * usage: mpiexec.mpich -n P env LD_PRELOAD=build/mpich/libcollshim.so COLLSHIM_ALLTOALL=<alg> bench_alltoall [REPS]
  * Built and run by bench/run-alltoall. Never with the test suite's yield wrapper.
  */
 #include <mpi.h>

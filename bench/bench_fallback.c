@@ -1,9 +1,9 @@
 /*
  * A loop of 1-int MPI_Allreduce calls, for counting the instructions the
  * shim adds to a call it hands to the library:
- *     mpicc -O2 -o build/bench_fallback bench/bench_fallback.c
+ *     mpicc.mpich -O2 -o build/bench_fallback bench/bench_fallback.c
  *     COLLSHIM_ALLREDUCE=native LD_PRELOAD=build/mpich/libcollshim.so \
- *         mpiexec -n 2 valgrind --tool=callgrind build/bench_fallback
+ *         mpiexec.mpich -n 2 valgrind --tool=callgrind build/bench_fallback
  * (README.md, Results: the instructions per call it measured).
  */
 #include <mpi.h>

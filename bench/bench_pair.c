@@ -4,7 +4,7 @@
  * times K calls of each, in alternating order; the report gives the median
  * time per call of each and the median of the per-repetition ratios.
  *
- * usage: mpiexec -n P env LD_PRELOAD=build/mpich/libcollshim.so bench_pair COLL [REPS [CALLS [MAXBYTES]]]
+ * usage: mpiexec.mpich -n P env LD_PRELOAD=build/mpich/libcollshim.so bench_pair COLL [REPS [CALLS [MAXBYTES]]]
  *   COLL: allreduce | reduce | alltoall; CALLS: calls per timing (default by size)
  * Never run with the test suite's yield wrapper: it changes timing.
  */

@@ -19,7 +19,7 @@
  * n, r, bytes, median window s/call, median yardstick s/call, median of the
  * per-repetition window/yardstick ratios.
  *
- * usage: mpiexec -n P env COLLSHIM_WINDOW_METHOD=recursive LD_PRELOAD=build/mpich/libcollshim.so
+ * usage: mpiexec.mpich -n P env COLLSHIM_WINDOW_METHOD=recursive LD_PRELOAD=build/mpich/libcollshim.so
  *        bench_window N R [REPS [CALLS]]
  * CALLS (default 200) is the number of calls per timing up to 4 KiB; above,
  * CALLS * 4 KiB / bytes, at least 2. With more ranks than cores, add

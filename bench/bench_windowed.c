@@ -9,7 +9,7 @@
  * COLLSHIM_ALLREDUCE as given: a forced row whose restrictions fail (e.g.
  * elimination at p a power of two) falls back to the shim's own choice.
  *
- * usage: mpiexec -n P env COLLSHIM_ALLREDUCE=windowed LD_PRELOAD=build/mpich/libcollshim.so
+ * usage: mpiexec.mpich -n P env COLLSHIM_ALLREDUCE=windowed LD_PRELOAD=build/mpich/libcollshim.so
  *        bench_windowed [REPS [CALLS]]
  * With more ranks than cores, add build/libcs_yield.so to LD_PRELOAD (after
  * the shim): it slows both sides alike, so read the ratios, never compare the

@@ -4,7 +4,7 @@
 
 BENCH_REPS ?= 9
 
-.PHONY: bench-decide bench-reduce-paths
+.PHONY: bench-decide bench-reduce-paths bench-native-path
 
 $(B)/bench_decide: bench/bench_decide.c $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -Ibench -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
@@ -20,3 +20,9 @@ $(B)/bench_reduce_paths: bench/bench_reduce_paths.c $(CORE_OBJ)
 
 bench-reduce-paths: $(B)/bench_reduce_paths
 	$(B)/bench_reduce_paths
+
+# make bench-native-path: the instructions the shim adds to a call that ends in the MPI library,
+# under callgrind, for each way a call gets there (bench/run-native-path).
+
+bench-native-path: $(LIB)
+	MPIEXEC="$(MPIEXEC)" MPICC="$(MPICC)" bench/run-native-path $(B)

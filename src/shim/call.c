@@ -3,9 +3,10 @@
  * select, run our schedule or the MPI library's collective, log.
  *
  * Stepping aside costs a branch when the configuration says native and
- * logging is off; otherwise a few datatype queries, an attribute lookup and
- * a binary search. Nothing is allocated or formatted unless our algorithm
- * runs or logging is on.
+ * logging is off; a call that repeats the last one the library took by
+ * decision costs a comparison (src/shim/native_memo.c);
+ * otherwise a few datatype queries, an attribute lookup and a binary search.
+ * Nothing is allocated or formatted unless our algorithm runs or logging is on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,6 @@ int cs_call_run(const cs_call *c)
 {
     const cs_coll_config *cc = &cs_shim.cfg.coll[c->coll];
     cs_context *ctx = NULL;
-    cs_problem prob = {.coll = c->coll};
     cs_local l;
     const char *refused;
 
@@ -101,6 +101,8 @@ int cs_call_run(const cs_call *c)
         cs_shim_ensure();
     if (c->comm == MPI_COMM_NULL || !cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && !cs_log_active()))
         return cs_shim_native(c);
+    if (cs_native_memo_quick(c) && !cs_log_active())
+        return cs_shim_native(c); /* as decided for the same arguments on the same communicator */
     if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cc->nrules && !cs_log_active() &&
         cs_shim_coll_in_native_range(c, cc))
         return cs_shim_native(c); /* what select would say, known from the size alone */
@@ -108,12 +110,14 @@ int cs_call_run(const cs_call *c)
         return cs_shim_native(c);
     if (ctx->inter)
         return cs_call_aside(c, ctx, "intercommunicator");
+    if (cs_native_memo_hit(ctx, c) && !cs_log_active())
+        return cs_shim_native(c); /* as decided for the same arguments */
     if (ctx->p == 1 && !cs_log_active()) /* selection would say so, after describing the call */
         return cs_shim_native(c);
     if ((refused = cs_args_check(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
 
-    prob.p = ctx->p;
+    cs_problem prob = {.coll = c->coll, .p = ctx->p};
     if (cs_shim_coll_of(c->coll)->describe(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
     return cs_call_go(c, ctx, &prob, &l);
@@ -135,6 +139,8 @@ int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, cs_loc
     const int logging = cs_log_active();
     const double t0 = logging ? PMPI_Wtime() : 0.0;
     if (!d.alg->build) {
+        if (!logging)
+            cs_native_memo_set(ctx, c);
         rc = cs_shim_native(c);
     } else {
         rc = cs_call_ours(c, ctx, l, &d);

@@ -39,6 +39,7 @@ static int cs_context_delete(MPI_Comm comm, int keyval, void *value, void *extra
 {
     cs_context *ctx = value;
     int rc = MPI_SUCCESS;
+    cs_native_memo_forget(ctx->parent);
     cs_context_unlink(ctx);
     if (ctx->comm != MPI_COMM_NULL)
         rc = PMPI_Comm_free(&ctx->comm);

@@ -60,6 +60,8 @@ static void cs_shim_start(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_shim.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &cs_shim.world_size);
     cs_shim.reduce_inplace_bug = cs_shim_reduce_inplace_bug();
+    int level = MPI_THREAD_SINGLE;
+    cs_shim.thread_multiple = PMPI_Query_thread(&level) != MPI_SUCCESS || level == MPI_THREAD_MULTIPLE;
     cs_args_probe_ops();
     if (cs_config_init(&cs_shim.cfg, &err) != 0) {
         cs_config_error_format(&err, text, sizeof(text));

@@ -18,12 +18,24 @@ typedef struct cs_state {
     int keyval;
     int world_rank, world_size;
     int reduce_inplace_bug; /* the library's MPI_Reduce fails in place at root != 0 */
+    int thread_multiple;    /* MPI_THREAD_MULTIPLE: collectives on several communicators at once */
 } cs_state;
 
 extern cs_state cs_shim;
 
 /* Start the shim if MPI is up and it has not started (once, thread-safe). */
 void cs_shim_ensure(void);
+
+/* The arguments of the last call of a collective that went to the MPI
+ * library by decision (src/shim/native_memo.c). Set only when its datatypes
+ * and operator are predefined, which no program can free: the same handles
+ * and counts then describe the same problem, with the same decision. */
+typedef struct cs_native_memo {
+    int valid;
+    int inplace, scount, rcount, root;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+} cs_native_memo;
 
 /* What collshim keeps on a communicator (an attribute). */
 typedef struct cs_context {
@@ -42,6 +54,9 @@ typedef struct cs_context {
     int last_valid[CS_COLL_COUNT];
     cs_problem last_prob[CS_COLL_COUNT];
     cs_decision last_decision[CS_COLL_COUNT];
+    /* A repeated call the library took: it goes there again without being
+     * described (no argument checks, no datatype queries). */
+    cs_native_memo native_memo[CS_COLL_COUNT];
     struct cs_context *next, *prev;
 } cs_context;
 
@@ -67,6 +82,18 @@ typedef struct cs_call {
     int (*finish)(const struct cs_call *c, const cs_alg *ran);
     void *state;
 } cs_call;
+
+/* Does c repeat the call remembered on its communicator's context? */
+int cs_native_memo_hit(const cs_context *ctx, const cs_call *c);
+/* Does c repeat the last call the library took by decision, on any
+ * communicator? (Before the context is looked up; never under
+ * MPI_THREAD_MULTIPLE.) */
+int cs_native_memo_quick(const cs_call *c);
+/* Remember c, which the library took by decision on ctx, if its handles
+ * are predefined; forget what ctx had otherwise. */
+void cs_native_memo_set(cs_context *ctx, const cs_call *c);
+/* The communicator is being freed: its handle may come back as another. */
+void cs_native_memo_forget(MPI_Comm comm);
 
 /* An MPI collective: the whole path (src/shim/call.c). */
 int cs_call_run(const cs_call *c);

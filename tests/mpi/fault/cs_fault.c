@@ -17,6 +17,8 @@
  *   cs_fault_arm(NULL, 0, 0)          disarms
  *
  * cs_fault_fired() says whether the armed fault has fired. One fault at a time, one thread.
+ * cs_fault_posted() counts the PMPI_Isend and PMPI_Irecv calls passed on so far: whether
+ * collshim's own algorithm ran a collective (tests/mpi/test_repeat.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,6 +33,7 @@ typedef enum { FAULT_NONE, FAULT_ISEND, FAULT_IRECV, FAULT_WAITALL, FAULT_PENDIN
 static fault_kind armed;
 static long countdown; /* calls of the armed kind left before the one that fails */
 static int fault_code, fired;
+static long posted; /* PMPI_Isend and PMPI_Irecv calls passed on */
 
 CS_FAULT_EXPORT void cs_fault_arm(const char *what, long k, int code)
 {
@@ -51,6 +54,11 @@ CS_FAULT_EXPORT void cs_fault_arm(const char *what, long k, int code)
 CS_FAULT_EXPORT int cs_fault_fired(void)
 {
     return fired;
+}
+
+CS_FAULT_EXPORT long cs_fault_posted(void)
+{
+    return posted;
 }
 
 /* Does this call of kind fail? */
@@ -81,6 +89,7 @@ CS_FAULT_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype type, in
         *req = MPI_REQUEST_NULL;
         return fault_code;
     }
+    posted++;
     return real(buf, count, type, dest, tag, comm, req);
 }
 
@@ -94,6 +103,7 @@ CS_FAULT_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int sour
         *req = MPI_REQUEST_NULL;
         return fault_code;
     }
+    posted++;
     return real(buf, count, type, source, tag, comm, req);
 }
 

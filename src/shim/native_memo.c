@@ -1,0 +1,94 @@
+/*
+ * The native memo: a call that repeats the last call the MPI library took by
+ * decision goes there again before it is described. The decision is a
+ * function of the described problem (p, the root, the count and the element's
+ * size, the operator's class, contiguity, in place), and the problem of a call
+ * whose datatypes and operator are predefined is a function of its handles and
+ * counts alone: predefined handles cannot be freed, so a handle never comes
+ * back meaning something else. Every rank then takes the decision it would
+ * have taken after describing the call, and its ranks agree as before.
+ *
+ * A derived datatype or a user operator is never remembered: it may be freed
+ * and its handle given to another with another size or class. (The memo only
+ * ever says "the library": a stale one would cost an algorithm's speed, but
+ * it could also make one rank call the library while the others run ours.)
+ *
+ * Each context remembers its last such call; the process remembers the last
+ * one of each collective with its communicator too, so that a loop of the
+ * same call skips even the attribute lookup. A communicator's handle may
+ * come back as another's once it is freed: freeing deletes our context
+ * (its attribute), which forgets the handle here. Under MPI_THREAD_MULTIPLE
+ * threads may call on several communicators at once, and the process-wide
+ * memo is not used.
+ */
+#include "shim/shim.h"
+
+static struct {
+    MPI_Comm comm;
+    cs_native_memo memo;
+} cs_last_native[CS_COLL_COUNT];
+
+/* The key ignores what MPI ignores: an alltoall's send side in place. */
+static int cs_memo_send_ignored(const cs_call *c)
+{
+    return c->coll == CS_COLL_ALLTOALL && c->sendbuf == MPI_IN_PLACE;
+}
+
+static int cs_memo_matches(const cs_native_memo *m, const cs_call *c)
+{
+    const int ignored = cs_memo_send_ignored(c);
+    return m->valid && m->inplace == (c->sendbuf == MPI_IN_PLACE) && m->rcount == c->rcount &&
+           m->rtype == c->rtype && m->op == c->op && m->root == c->root &&
+           (ignored || (m->scount == c->scount && m->stype == c->stype));
+}
+
+static int cs_type_predefined(MPI_Datatype type)
+{
+    int ni, na, nd, combiner;
+    return type != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+static int cs_op_predefined(MPI_Op op)
+{
+    const MPI_Op predefined[] = {MPI_OP_NULL, MPI_MAX,  MPI_MIN,  MPI_SUM,    MPI_PROD,    MPI_LAND,
+                                 MPI_BAND,    MPI_LOR,  MPI_BOR,  MPI_LXOR,   MPI_BXOR,    MPI_MAXLOC,
+                                 MPI_MINLOC,  MPI_REPLACE, MPI_NO_OP};
+    for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++)
+        if (op == predefined[i])
+            return 1;
+    return 0;
+}
+
+int cs_native_memo_hit(const cs_context *ctx, const cs_call *c)
+{
+    return cs_memo_matches(&ctx->native_memo[c->coll], c);
+}
+
+int cs_native_memo_quick(const cs_call *c)
+{
+    return cs_last_native[c->coll].comm == c->comm && cs_memo_matches(&cs_last_native[c->coll].memo, c);
+}
+
+void cs_native_memo_set(cs_context *ctx, const cs_call *c)
+{
+    const int ignored = cs_memo_send_ignored(c);
+    cs_native_memo *m = &ctx->native_memo[c->coll];
+    m->valid = 0;
+    if (!cs_op_predefined(c->op) || !cs_type_predefined(c->rtype) || (!ignored && !cs_type_predefined(c->stype)))
+        return;
+    *m = (cs_native_memo){.valid = 1, .inplace = c->sendbuf == MPI_IN_PLACE, .rcount = c->rcount,
+                          .rtype = c->rtype, .op = c->op, .root = c->root,
+                          .scount = ignored ? 0 : c->scount, .stype = ignored ? MPI_DATATYPE_NULL : c->stype};
+    if (!cs_shim.thread_multiple) {
+        cs_last_native[c->coll].comm = ctx->parent;
+        cs_last_native[c->coll].memo = *m;
+    }
+}
+
+void cs_native_memo_forget(MPI_Comm comm)
+{
+    for (int coll = 0; coll < CS_COLL_COUNT; coll++)
+        if (cs_last_native[coll].comm == comm)
+            cs_last_native[coll].memo.valid = 0;
+}
