@@ -38,6 +38,7 @@ typedef struct cs_params {
     int factors;   /* multiphase: parts[] are radices k_i with p = k_1 k_2 .. (4x4x6), not bits */
     int radix;     /* bruck, knomial: the radix r >= 2; < 0: the model decides */
     int levels;    /* knomial: rounds L >= 1, for the least radix with r^L >= p (tune sets radix); < 0: none */
+    int window;    /* linear: blocks per batch, a wait between batches (MPICH's throttle, 32); < 0: all at once */
     /* multiphase, derived when the hull chose the parts: the block sizes
      * face_lo..face_hi (bytes, inclusive; SIZE_MAX: no bound) of the hull's
      * face; face_src 0: parts given, 1: the model's hull, 2: the configured one. */

@@ -1,6 +1,6 @@
 /*
  * Algorithm parameters as written after the name: "b=4096", "k=2",
- * "rmax=5", "r=4", "l=2", joined by commas. Each row accepts the keys it knows.
+ * "rmax=5", "r=4", "l=2", "w=32", joined by commas. Each row accepts the keys it knows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@ static const struct {
     {"rmax", CS_PARAM_RMAX, 7},
     {"r", CS_PARAM_R, 1 << 30},
     {"l", CS_PARAM_L, 62},
+    {"w", CS_PARAM_W, 1 << 30},
 };
 
 static void cs_param_set(cs_params *params, unsigned bit, long long v)
@@ -30,8 +31,10 @@ static void cs_param_set(cs_params *params, unsigned bit, long long v)
         params->rmax = (int)v;
     else if (bit == CS_PARAM_R)
         params->radix = (int)v;
-    else
+    else if (bit == CS_PARAM_L)
         params->levels = (int)v;
+    else
+        params->window = (int)v;
 }
 
 int cs_params_parse(const char *args, unsigned keys, cs_params *params)
@@ -59,7 +62,7 @@ int cs_params_parse(const char *args, unsigned keys, cs_params *params)
 
 int cs_params_format(const cs_params *params, unsigned keys, char *buf, size_t size)
 {
-    const long long v[] = {params->b, params->k, params->rmax, params->radix, params->levels};
+    const long long v[] = {params->b, params->k, params->rmax, params->radix, params->levels, params->window};
     int n = 0;
     if (size)
         buf[0] = '\0';
@@ -112,4 +115,14 @@ int cs_params_parse_radix_or_levels(const char *args, cs_params *params)
 int cs_params_format_radix_or_levels(const cs_params *params, char *buf, size_t size)
 {
     return cs_params_format(params, CS_PARAM_R | CS_PARAM_L, buf, size);
+}
+
+int cs_params_parse_window(const char *args, cs_params *params)
+{
+    return cs_params_parse(args, CS_PARAM_W, params) || params->window < 1 ? -1 : 0;
+}
+
+int cs_params_format_window(const cs_params *params, char *buf, size_t size)
+{
+    return cs_params_format(params, CS_PARAM_W, buf, size);
 }

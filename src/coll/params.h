@@ -3,7 +3,14 @@
 
 #include "coll/coll.h"
 
-enum { CS_PARAM_B = 1u << 0, CS_PARAM_K = 1u << 1, CS_PARAM_RMAX = 1u << 2, CS_PARAM_R = 1u << 3, CS_PARAM_L = 1u << 4 };
+enum {
+    CS_PARAM_B = 1u << 0,
+    CS_PARAM_K = 1u << 1,
+    CS_PARAM_RMAX = 1u << 2,
+    CS_PARAM_R = 1u << 3,
+    CS_PARAM_L = 1u << 4,
+    CS_PARAM_W = 1u << 5
+};
 
 /* Parse "key=value,..." with the keys allowed; 0, or -1 if anything is off. */
 int cs_params_parse(const char *args, unsigned keys, cs_params *params);
@@ -26,6 +33,10 @@ int cs_params_format_bkr(const cs_params *params, char *buf, size_t size);
 /* ... and the rows whose one parameter is a radix r >= 2 (bruck, knomial). */
 int cs_params_parse_radix(const char *args, cs_params *params);
 int cs_params_format_radix(const cs_params *params, char *buf, size_t size);
+/* ... and linear's: a window w >= 1, the blocks posted per batch. */
+int cs_params_parse_window(const char *args, cs_params *params);
+int cs_params_format_window(const cs_params *params, char *buf, size_t size);
+#define CS_PARAMS_SYNTAX_W "expected w=<blocks>, at least 1, the blocks in flight per batch (w=32, MPICH's throttle)"
 /* ... and knomial's: a radix r >= 2, or the tree's rounds l >= 1, not both. */
 int cs_params_parse_radix_or_levels(const char *args, cs_params *params);
 int cs_params_format_radix_or_levels(const cs_params *params, char *buf, size_t size);

@@ -98,6 +98,7 @@ void cs_params_init(cs_params *params)
     params->rmax = -1;
     params->radix = -1;
     params->levels = -1;
+    params->window = -1;
 }
 
 const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, const char **why)

@@ -5,8 +5,8 @@
  *
  *   alltoall   in place: pairwise sendrecv-replace           -> direct
  *              m <= 256 B and p >= 8: Bruck, radix 2          -> bruck:r=2
- *              m <= 32 KiB: scattered (all Isend/Irecv;        -> linear
- *                MPICH posts them in batches of 32: not priced)
+ *              m <= 32 KiB: scattered, Isend/Irecv in batches  -> linear:w=32
+ *                of 32 (MPIR_CVAR_ALLTOALL_THROTTLE)
  *              else pairwise                                   -> direct
  *   allreduce  m <= 2 KiB, a user operator, or count < p': recursive
  *              doubling; else reduce-scatter + allgather (Rabenseifner);
@@ -57,7 +57,7 @@ static double cs_library_alltoall(const cs_model *model, const cs_problem *prob,
     }
     if (prob->bytes <= CS_MPICH_ALLTOALL_MEDIUM) {
         *name = "scattered";
-        return cs_library_row(&cs_alltoall_linear, model, prob, NULL);
+        return cs_library_row(&cs_alltoall_linear, model, prob, "w=32");
     }
     *name = "pairwise";
     return cs_library_row(&cs_alltoall_direct, model, prob, NULL);

@@ -27,6 +27,7 @@ static int cs_problem_same(const cs_problem *a, const cs_problem *b)
 static int cs_params_same(const cs_params *a, const cs_params *b)
 {
     if (a->b != b->b || a->k != b->k || a->rmax != b->rmax || a->radix != b->radix || a->levels != b->levels ||
+        a->window != b->window ||
         a->factors != b->factors || a->nparts != b->nparts)
         return 0;
     for (int i = 0; i < a->nparts; i++)

@@ -33,7 +33,7 @@ enum { NMODELS = sizeof(coll_models) / sizeof(coll_models[0]) };
 /* Parameters as a configuration may force them; a row whose parse rejects one
  * is not run with it. */
 static const char *const coll_specs[] = {"b=0", "b=64", "b=4096", "b=1152921504606846976", "k=0", "k=1", "k=2",
-                                         "r=2", "r=3", "r=5", "l=1", "l=2", "l=3"};
+                                         "r=2", "r=3", "r=5", "l=1", "l=2", "l=3", "w=1", "w=3", "w=32"};
 enum { NSPECS = sizeof(coll_specs) / sizeof(coll_specs[0]) };
 
 /* ------------------------------------------------------------- helpers */
@@ -130,7 +130,7 @@ static cs_problem coll_problem(cs_coll coll, int p, size_t count, unsigned flags
 static bool coll_params_equal(const cs_params *a, const cs_params *b, bool with_b)
 {
     if ((with_b && a->b != b->b) || a->k != b->k || a->nparts != b->nparts || a->factors != b->factors ||
-        a->radix != b->radix || a->levels != b->levels)
+        a->radix != b->radix || a->levels != b->levels || a->window != b->window)
         return false;
     for (int i = 0; i < a->nparts && i < CS_MAX_PARTS; i++)
         if (a->parts[i] != b->parts[i])

@@ -30,7 +30,7 @@ static const cs_model pricer_models[] = {
 };
 enum { NPRICER_MODELS = sizeof(pricer_models) / sizeof(pricer_models[0]) };
 
-static const char *const pricer_specs[] = {"r=2", "r=3", "r=8", "l=2", "b=0", "k=1"};
+static const char *const pricer_specs[] = {"r=2", "r=3", "r=8", "l=2", "b=0", "k=1", "w=1", "w=3", "w=32"};
 enum { NPRICER_SPECS = sizeof(pricer_specs) / sizeof(pricer_specs[0]) };
 
 static int near(double a, double b)

@@ -335,6 +335,34 @@ START_TEST(test_rules)
 END_TEST
 
 /*
+ * MPICH's scattered alltoall (medium blocks) posts 32 blocks at a time, the
+ * own block in the first batch: priced as linear:w=32, the same as linear up
+ * to p = 32, one alpha more a batch beyond (p = 33: two batches).
+ */
+START_TEST(test_library_scattered_throttled)
+{
+    const cs_alg *linear = alg_named(CS_COLL_ALLTOALL, "linear");
+    cs_params all, w32;
+    cs_params_init(&all);
+    cs_params_init(&w32);
+    ck_assert_int_eq(linear->parse("w=32", &w32), 0);
+    const int ps[] = {8, 32, 33, 64, 96};
+    for (int i = 0; i < 5; i++) {
+        const char *name;
+        cs_problem prob = problem(CS_COLL_ALLTOALL, ps[i], 1024, 1, 0);
+        const double lib = cs_library_price(&cfg.model, &prob, &name);
+        ck_assert_str_eq(name, "scattered");
+        ck_assert_double_eq_tol(lib, linear->cost(&cfg.model, &prob, &w32), 1e-15);
+        const double batches = (ps[i] + 31) / 32, extra = lib - linear->cost(&cfg.model, &prob, &all);
+        if (batches == 1)
+            ck_assert_double_eq_tol(extra, 0.0, 1e-15);
+        else /* at least an alpha a batch more: the batches do not overlap */
+            ck_assert_double_ge(extra, (batches - 1) * cfg.model.alpha * (1 - 1e-9));
+    }
+}
+END_TEST
+
+/*
  * linear alltoall (every block in flight) pays one alpha where direct pays
  * p - 1 (the critical-path model overlaps a rank's concurrent messages), and
  * the same bytes on each link: without overhead never more than direct, not
@@ -411,6 +439,7 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_butterfly_tune);
     tcase_add_test(tc, test_rules);
     tcase_add_test(tc, test_linear_overlaps);
+    tcase_add_test(tc, test_library_scattered_throttled);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,5 +1,7 @@
 /*
- * Alltoall: linear exchange, every block in flight at once, for any p.
+ * Alltoall: linear exchange, every block in flight at once, for any p; or
+ * in batches of w blocks with a wait between them (linear:w=32, MPICH's
+ * throttle).
  *
  * Reference: Thakur, Rabenseifner and Gropp 2005, "Optimization of
  * Collective Communication Operations in MPICH", §4.4 (medium messages:
@@ -8,6 +10,9 @@
  * sends the same p - 1 blocks in p - 1 rounds; here they form one round:
  * rank i receives from every other rank and sends to (i + j) mod p,
  * j = 1..p-1, in that order (so that not every rank sends to rank 0 first).
+ * MPICH 4.0.2's scattered alltoall posts them w = 32 at a time
+ * (MPIR_CVAR_ALLTOALL_THROTTLE), j = 0..p-1 in batches [b w, (b + 1) w),
+ * j = 0 its own block; with w the batches are the same, one round each.
  *
  * Under the critical-path model its messages overlap their alpha: one
  * alpha, p - 1 blocks queued on each link and 2(p - 1) posts, where direct
@@ -21,16 +26,32 @@
  *
  * Cost (the critical path, every rank alike; m bytes per block, o the
  * overhead per post): the own block copied, rho m (in place: the p - 1
- * blocks to scratch, rho m (p - 1)), then the round: p - 1 receives posted,
- * then the sends, send j leaving when posted or when send j - 1 is off the
- * link; block j from rank - j arrives alpha after it left, beta m after the
- * one before it at the earliest, so the last is in
- *   o (p - 1) + max(o (p - 1), o + (p - 2) beta m) + alpha + beta m
- * (p = 1: the copy alone). With o = 0: alpha + (p - 1) beta m.
+ * blocks to scratch, rho m (p - 1)), then each round of s blocks: s
+ * receives posted, then the sends, send j leaving when posted or when send
+ * j - 1 is off the link; block j from rank - j arrives alpha after it left,
+ * beta m after the one before it at the earliest, so the last is in
+ *   o s + max(o s, o + (s - 1) beta m) + alpha + beta m
+ * after the round began, and every rank begins the next round then (s =
+ * p - 1 in one round; p = 1: the copy alone). With o = 0 and one round:
+ * alpha + (p - 1) beta m.
  */
 #include <math.h>
 
 #include "coll/coll.h"
+#include "coll/params.h"
+
+/* The blocks per batch: all p (one batch, the own block in it) unless w is given. */
+static int cs_linear_window(const cs_params *params, int p)
+{
+    return params && params->window >= 1 && params->window < p ? params->window : p;
+}
+
+/* The messages of batch b: j in [b w, (b + 1) w) and below p, but j = 0. */
+static int cs_linear_batch(int b, int w, int p)
+{
+    const int lo = b * w, hi = lo + w < p ? lo + w : p;
+    return hi - lo - (lo == 0);
+}
 
 static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
@@ -38,10 +59,16 @@ static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *p
     const double copies = (prob->flags & CS_PROB_INPLACE) ? p - 1 : 1, o = model->overhead, bm = model->beta * m;
     if (prob->p == 1)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
-    /* the last send leaves after p - 1 posted receives and either its own
-     * post (posting is slower) or p - 2 blocks on the link before it */
-    const double last_leaves = o * (p - 1) + fmax(o * (p - 1), o + (p - 2) * bm);
-    return model->rho * m * copies + last_leaves + model->alpha + bm;
+    const int w = cs_linear_window(params, prob->p);
+    double t = model->rho * m * copies;
+    for (int b = 0; b * w < prob->p; b++) {
+        const double n = cs_linear_batch(b, w, prob->p);
+        /* the last send leaves after n posted receives and either its own
+         * post (posting is slower) or n - 1 blocks on the link before it */
+        if (n > 0)
+            t += o * n + fmax(o * n, o + (n - 1) * bm) + model->alpha + bm;
+    }
+    return t;
 }
 
 static int cs_alltoall_linear_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
@@ -61,13 +88,16 @@ static int cs_alltoall_linear_build(const cs_problem *prob, const cs_params *par
         cs_sched_copy(s, CS_BUF_RECV, (size_t)(rank + 1) * m, CS_BUF_TMP0, 0, (size_t)(p - 1 - rank) * m);
         cs_sched_copy(s, CS_BUF_RECV, 0, CS_BUF_TMP0, (size_t)(p - 1 - rank) * m, (size_t)rank * m);
     }
-    if (p == 1)
-        return s->error;
-    cs_sched_round(s);
-    for (int j = 1; j < p; j++) {
-        const int to = (rank + j) % p, from_rank = (rank - j + p) % p;
-        cs_sched_recv(s, from_rank, CS_BUF_RECV, (size_t)from_rank * m, m);
-        cs_sched_send(s, to, from, inplace ? (size_t)(j - 1) * m : (size_t)to * m, m);
+    const int w = cs_linear_window(params, p);
+    for (int b = 0; b * w < p; b++) {
+        if (cs_linear_batch(b, w, p) == 0)
+            continue;
+        cs_sched_round(s);
+        for (int j = b * w > 1 ? b * w : 1; j < (b + 1) * w && j < p; j++) {
+            const int to = (rank + j) % p, from_rank = (rank - j + p) % p;
+            cs_sched_recv(s, from_rank, CS_BUF_RECV, (size_t)from_rank * m, m);
+            cs_sched_send(s, to, from, inplace ? (size_t)(j - 1) * m : (size_t)to * m, m);
+        }
     }
     return s->error;
 }
@@ -75,9 +105,13 @@ static int cs_alltoall_linear_build(const cs_problem *prob, const cs_params *par
 const cs_alg cs_alltoall_linear = {
     .name = "linear",
     .description = "every block in flight at once: p - 1 receives and sends posted together, one round (Thakur "
-                   "et al. 2005; MPICH's scattered, Open MPI's basic_linear); the model prices it as direct",
+                   "et al. 2005; Open MPI's basic_linear), or w at a time with a wait between (linear:w=32, "
+                   "MPICH's scattered)",
     .coll = CS_COLL_ALLTOALL,
     .requires = CS_REQ_CONTIG,
+    .parse = cs_params_parse_window,
+    .syntax = CS_PARAMS_SYNTAX_W,
+    .format = cs_params_format_window,
     .build = cs_alltoall_linear_build,
     .cost = cs_alltoall_linear_cost,
     .critical_path = CS_PATH_EXACT,
