@@ -1,7 +1,7 @@
 /*
  * What deciding costs: a communicator's first decision of a collective and
  * variant (its breakpoints: the model's choice, ours or the library's, at
- * every size) at p = 16 to 65,536, and a later decision (a lookup), beside
+ * every size) at p = 16 to 65,536 (powers of two and not), and a later decision (a lookup), beside
  * a call forced to the library (COLLSHIM_<COLL>=native: what stepping aside
  * costs). No MPI process is started: select is pure.
  *     make bench-decide        (build/bench_decide [REPS])
@@ -50,7 +50,7 @@ static double later_decision(const cs_config *cfg, const cs_problem *prob)
 int main(int argc, char **argv)
 {
     const int reps = argc > 1 ? atoi(argv[1]) : 9;
-    static const int ps[] = {16, 96, 1024, 65536};
+    static const int ps[] = {16, 96, 1000, 1024, 65535, 65536};
     static const size_t sizes[] = {8, 4096};
     static const cs_coll colls[] = {CS_COLL_ALLTOALL, CS_COLL_ALLREDUCE, CS_COLL_REDUCE};
     cs_config cfg, forced;

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "coll/reduction/engine.h"
 
@@ -179,7 +180,13 @@ void cs_red_tune_rings(double (*cost)(const cs_model *, const cs_problem *, cons
     }
     cs_params best = *params;
     double best_cost = -1.0;
+    cs_plan last = {.nlevels = -1};
     for (int rmax = 3; rmax <= 7; rmax += 2) {
+        cs_plan plan;
+        cs_plan_make(prob->p, rmax, &plan);
+        if (plan.nlevels == last.nlevels && !memcmp(plan.level, last.level, (size_t)plan.nlevels * sizeof plan.level[0]))
+            continue; /* no factor 5 (7) in p: the plan and its price are rmax 3's (5's) */
+        last = plan;
         cs_params trial = *params;
         trial.rmax = rmax;
         cs_red_tune(cost, model, prob, &trial, 0);

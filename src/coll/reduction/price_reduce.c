@@ -2,6 +2,10 @@
  * Reduce's price over any p: the cost of the slowest rank, each candidate
  * priced by building its schedule in pricing mode (cs_sched_price_start).
  */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "coll/reduction/engine.h"
 
 /*
@@ -11,27 +15,72 @@
  * member after the root's (it leaves the root's path there), and in an
  * elimination one member per schedule shape. A member's schedule
  * there depends on its role (kind, side) and on how its unit differs from
- * the collector's: the highest differing bit (the split stage where it hands
- * over in the gather) and the lowest (the whole stage where it sends in the
- * reduction phase). One member per (kind, side, highest, lowest) stands for
- * all, so a level of q members costs O(log^2 q) builds, not q. These are
- * exact at nominal sizes; with uneven parts (a count that the splits do not
- * divide) another rank may be slower, so up to CS_RED_PRICE_ALL ranks every
- * rank is priced.
+ * the collector's: the highest differing bit among the split stages' bits
+ * (the stage where it hands over in the gather) and the lowest among the
+ * whole stages' (where it sends in the reduction phase; the whole stages
+ * below it are its receives). One member per (kind, side, highest, lowest)
+ * stands for all, so a level of q members costs O(log^2 q) builds, not q.
+ * These are exact at nominal sizes (a count that the splits divide); with
+ * uneven parts another rank may be slower: over every p from 17 to 128 not
+ * a power of two, each rmax, k, root in {0, 1, p/2, p-2, p-1} and four
+ * models, by at most 2.4% at count = p, 0.5% at 1000, 0.05% at 12289 (and
+ * 0 at p * 32). With fewer elements than ranks the split leaves most
+ * ranks nothing and the few that hold one are not a shape: off by 0.7% at
+ * most where a latency costs more than the vector's bytes (any real
+ * machine: 1 KiB against 1 us), by up to 94% where it does not (a latency
+ * of 1 ns, 10 MB/s). Those, split, are priced on every rank up to
+ * CS_RED_PRICE_ALL ranks. (Pricing every rank at every count made a
+ * communicator's first reduce decision at p = 96 take 200 ms.)
  */
 enum { CS_RED_PRICE_ALL = 128, CS_RED_BITS = 34, CS_RED_SHAPES = 6 * 2 * CS_RED_BITS * CS_RED_BITS };
+
+/* The ranks that stand for all depend on the plan, the root and k, not on
+ * the size or the model: the lists are kept (for the last few plans and
+ * roots, per k; one lock, as only first decisions price) for the next
+ * calls, which tuning and the breakpoints make at every size and k.
+ * Finding them walks every member of each level, O(p) (at p = 32,767 most
+ * of a 9 s first decision before they were kept), where pricing them is
+ * O(log^3 p). */
+enum { CS_RED_REPS_PLANS = 4, CS_RED_REPS_K = 64, CS_RED_REPS_MAX = 1 << 16 };
+typedef struct cs_red_reps {
+    int valid, root, p, nlevels;
+    cs_level level[CS_MAX_LEVELS];
+    int start[CS_RED_REPS_K + 1]; /* k's ranks: rank[start[k] .. end[k]); start[k] < 0: not found yet */
+    int end[CS_RED_REPS_K + 1];
+    int n, cap;
+    int *rank;
+} cs_red_reps;
+
+static cs_red_reps cs_red_kept[CS_RED_REPS_PLANS];
+static int cs_red_kept_next;
+static pthread_mutex_t cs_red_kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct cs_red_pricer {
     const cs_model *model;
     const cs_problem *prob;
     const cs_plan *plan;
     int k;
+    cs_red_reps *reps; /* collecting the ranks (after reps->n) instead of pricing them */
     cs_sched s;
     double worst;
 } cs_red_pricer;
 
 static void cs_red_price_rank(cs_red_pricer *pr, int rank)
 {
+    if (pr->reps) {
+        cs_red_reps *r = pr->reps;
+        if (r->n == r->cap && r->cap < CS_RED_REPS_MAX) {
+            int *more = realloc(r->rank, (size_t)(r->cap ? 2 * r->cap : 64) * sizeof *more);
+            if (more) {
+                r->rank = more;
+                r->cap = r->cap ? 2 * r->cap : 64;
+            }
+        }
+        if (r->n < r->cap)
+            r->rank[r->n] = rank;
+        r->n++; /* past cap: the list is not kept */
+        return;
+    }
     cs_red r;
     cs_sched_price_start(&pr->s, pr->model);
     cs_red_reduce_phase(&r, pr->prob, pr->plan, pr->k, rank, 0, &pr->s);
@@ -58,13 +107,16 @@ static void cs_red_price_elim(cs_red_pricer *pr, const cs_level *l)
     cs_elim_init(l->f, &el);
     const int root = pr->prob->root, vr = cs_level_digit(l, root), collector = cs_elim_collector(&el, vr);
     const int cunit = cs_elim_role_of(&el, collector).unit;
+    /* unit bit b is stage first_stage + b + 1: split below k */
+    const int split_bits = pr->k - l->first_stage - 1, split = split_bits <= 0 ? 0 : split_bits >= 30 ? -1 : (1 << split_bits) - 1;
     if (collector != vr)
         cs_red_price_rank(pr, cs_level_member(l, root, collector));
     for (int v = 0; v < l->f; v++) {
         const cs_elim_role role = cs_elim_role_of(&el, v);
         const int diff = role.unit ^ cunit;
-        const int shape = (((int)role.kind * 2 + role.upper) * CS_RED_BITS + cs_red_high_bit(diff)) * CS_RED_BITS +
-                          cs_red_low_bit(diff);
+        const int shape = (((int)role.kind * 2 + role.upper) * CS_RED_BITS + cs_red_high_bit(diff & split)) *
+                              CS_RED_BITS +
+                          cs_red_low_bit(diff & ~split);
         if (v == vr || v == collector || (seen[shape / 8] >> (shape % 8)) & 1)
             continue;
         seen[shape / 8] |= (unsigned char)(1u << (shape % 8));
@@ -91,24 +143,81 @@ static void cs_red_price_tree(cs_red_pricer *pr, const cs_level *l)
     }
 }
 
+/* Every rank that can be slowest, priced (or collected). */
+static void cs_red_collect(cs_red_pricer *pr)
+{
+    const cs_problem *prob = pr->prob;
+    const cs_plan *plan = pr->plan;
+    const int k = pr->k;
+    cs_red_price_rank(pr, prob->root);
+    for (int i = 0; i < plan->nlevels; i++) {
+        const cs_level *l = &plan->level[i];
+        if (l->first_stage >= k)
+            cs_red_price_tree(pr, l);
+        else if (l->kind == CS_LEVEL_ELIM)
+            cs_red_price_elim(pr, l);
+        else
+            cs_red_price_rank(pr, cs_level_member(l, prob->root, (cs_level_digit(l, prob->root) + 1) % l->f));
+    }
+}
+
+/* The kept lists of this plan and root, or a slot emptied for them. */
+static cs_red_reps *cs_red_reps_of(int root, const cs_plan *plan)
+{
+    for (int i = 0; i < CS_RED_REPS_PLANS; i++) {
+        cs_red_reps *r = &cs_red_kept[i];
+        if (r->valid && r->root == root && r->p == plan->p && r->nlevels == plan->nlevels &&
+            !memcmp(r->level, plan->level, (size_t)plan->nlevels * sizeof plan->level[0]))
+            return r;
+    }
+    cs_red_reps *r = &cs_red_kept[cs_red_kept_next]; /* its rank array is reused */
+    cs_red_kept_next = (cs_red_kept_next + 1) % CS_RED_REPS_PLANS;
+    r->valid = 1;
+    r->root = root;
+    r->p = plan->p;
+    r->nlevels = plan->nlevels;
+    memcpy(r->level, plan->level, (size_t)plan->nlevels * sizeof plan->level[0]);
+    r->n = 0;
+    for (int k = 0; k <= CS_RED_REPS_K; k++)
+        r->start[k] = -1;
+    return r;
+}
+
 double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
     cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k};
     cs_sched_init(&pr.s);
-    if (prob->p <= CS_RED_PRICE_ALL) { /* uneven parts: any rank may be the slowest */
+    const double per_byte = model->beta + model->gamma + model->rho;
+    if (prob->p <= CS_RED_PRICE_ALL && k > 0 && prob->count < (size_t)prob->p &&
+        per_byte * (double)prob->bytes > model->alpha) {
+        /* fewer elements than ranks, split, and bytes that cost more than a
+         * latency: which ranks hold any is not a shape */
         for (int rank = 0; rank < prob->p; rank++)
             cs_red_price_rank(&pr, rank);
         return pr.worst;
     }
-    cs_red_price_rank(&pr, prob->root);
-    for (int i = 0; i < plan->nlevels; i++) {
-        const cs_level *l = &plan->level[i];
-        if (l->first_stage >= k)
-            cs_red_price_tree(&pr, l);
-        else if (l->kind == CS_LEVEL_ELIM)
-            cs_red_price_elim(&pr, l);
-        else
-            cs_red_price_rank(&pr, cs_level_member(l, prob->root, (cs_level_digit(l, prob->root) + 1) % l->f));
+    if (k > CS_RED_REPS_K) {
+        cs_red_collect(&pr);
+        return pr.worst;
     }
+    pthread_mutex_lock(&cs_red_kept_lock);
+    cs_red_reps *reps = cs_red_reps_of(prob->root, plan);
+    if (reps->start[k] < 0) {
+        const int first = reps->n;
+        pr.reps = reps;
+        cs_red_collect(&pr);
+        pr.reps = NULL;
+        if (reps->n > reps->cap) { /* no room: this k is priced as found, every time */
+            reps->n = first;
+            pthread_mutex_unlock(&cs_red_kept_lock);
+            cs_red_collect(&pr);
+            return pr.worst;
+        }
+        reps->start[k] = first;
+        reps->end[k] = reps->n;
+    }
+    for (int i = reps->start[k]; i < reps->end[k]; i++)
+        cs_red_price_rank(&pr, reps->rank[i]);
+    pthread_mutex_unlock(&cs_red_kept_lock);
     return pr.worst;
 }
