@@ -17,9 +17,9 @@
  *    nodes waits for its slowest links); rho from copies beyond the caches; gamma
  *    from PMPI_Reduce_local on the common type and operator classes (the model
  *    takes MPI_DOUBLE with MPI_SUM, the type collshim is calibrated with); o
- *    (overhead) from k-way round trips of tiny messages, k = 1, 2, 4, ...
- *    (model/fit.h: cs_fit_overhead), which also show whether concurrent
- *    messages overlap their alpha; the ping-pong's alpha less o is the
+ *    (overhead) from round trips of k tiny messages between two ranks,
+ *    k = 1, 2, 4, ... (half of one: alpha + k o), which also show whether
+ *    concurrent messages overlap their alpha; the ping-pong's alpha less o is the
  *    model's; a run over nodes gives alpha_node and beta_node from the
  *    intra-node fit (node_levels);
  * 2. times, per collective, communicator size (the world and sub-communicators of
@@ -422,11 +422,15 @@ static double time_reduce(size_t bytes, const void *arg)
 }
 
 /*
- * o from k-way round trips of 8-byte messages (cs_cal_fan, model/fit.h:
- * cs_fit_overhead), k = 1, 2, 4, ... up to the larger of 8 and p - 1 (at
- * p = 2, several messages to the one peer at once); and whether concurrent
- * messages overlap their alpha, as the pricer assumes: the alpha they see
- * against the ping-pong's, pp_alpha. 0 on success.
+ * o from round trips of k 8-byte messages between ranks 0 and 1 (cs_cal_fan),
+ * k = 1, 2, 4, ... up to the larger of 8 and p - 1: half of one is
+ * alpha + k o under the pricer (rank 0 posts k sends, rank 1 k receives, then
+ * k sends back), a line in k (cs_fit_line). Its intercept is the alpha that
+ * concurrent messages see, against the ping-pong's, pp_alpha: whether they
+ * overlap their alpha, as the pricer assumes. (Messages to k different peers
+ * measured the network's distances too: on a hypercube the k-th peer is
+ * log2 k hops away, which read as an o of 0.19 us where there was none.)
+ * 0 on success.
  */
 static int fit_overhead(const cal_opts *o, double pp_alpha, double *overhead)
 {
@@ -437,12 +441,12 @@ static int fit_overhead(const cal_opts *o, double pp_alpha, double *overhead)
         k[n] = x;
         t[n++] = cs_cal_fan(MPI_COMM_WORLD, x, 8, o->reps, o->target / 4);
     }
-    if (cs_fit_overhead(k, t, n, &f) != 0)
+    if (cs_fit_line(k, t, n, &f) != 0)
         return -1;
     *overhead = f.b;
     if (rank != 0)
         return 0;
-    printf("# k-way round trips of 8 B: o %.3e s per message posted; concurrent messages see alpha %.3e s "
+    printf("# round trips of k 8-byte messages: o %.3e s per message posted; concurrent messages see alpha %.3e s "
            "(ping-pong's %.3e); residuals rms %.1f%% max %.1f%%\n#   k:         ",
            f.b, f.a, pp_alpha, 100 * f.rms_residual, 100 * f.max_residual);
     for (int i = 0; i < n; i++)

@@ -29,21 +29,5 @@ int cs_fit_line(const double *x, const double *t, int n, cs_fit *out);
 /* The same with a = 0: t = b*x (a per-byte cost). n >= 1. */
 int cs_fit_slope(const double *x, const double *t, int n, cs_fit *out);
 
-/*
- * o (overhead) and alpha from k-way round trips of tiny messages
- * (collshim-calibrate --fit): one rank sends one message to each of k peers
- * (round robin when k is more than the peers), then receives one back from
- * each, and each peer returns what it got; t[i] is half a round trip with
- * k[i] messages each way (no bytes to speak of). The pricer
- * (sched/pricer.h) prices such a round trip, as rounds of a schedule, at
- * max(2*k*o, 2*alpha + o + k*o): the poster pays o for each of its 2k posts,
- * the peers one o each, and concurrent messages pay alpha once. So a point
- * lies on t = alpha + o/2 + o*k/2 until the posts bind it, then on t = o*k.
- * Fits both lines (weighted as cs_fit_line; a point on the one that is
- * larger under the fit) and returns 0 with out->a = alpha, out->b = o, or -1
- * as cs_fit_line. Messages that each paid their own alpha (no overlap) show
- * as an o near alpha.
- */
-int cs_fit_overhead(const double *k, const double *t, int n, cs_fit *out);
 
 #endif

@@ -186,7 +186,7 @@ double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, doub
 /* One k-way round trip (cs_cal_fan), for cs_timed_calls. */
 typedef struct cs_cal_fan_arg {
     MPI_Comm comm;
-    int rank, p, mine; /* mine: messages this rank sends (rank 0: k) */
+    int rank, p, mine; /* mine: messages this rank sends (ranks 0 and 1: k; the others none) */
     size_t bytes;
     char *buf, *in;
     MPI_Request req[2 * CS_CAL_FAN_MAX];
@@ -198,13 +198,14 @@ static void cs_cal_fan_once(void *arg)
     cs_cal_fan_arg *a = arg;
     const int root = a->rank == 0, n = a->mine;
     const int bytes = (int)a->bytes;
-    for (int j = 0; root && j < n; j++) /* rank 0: a round of sends, then one of receives */
-        PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, 1 + j % (a->p - 1), 3, a->comm, &a->req[j]);
+    if (n == 0)
+        return;
+    for (int j = 0; root && j < n; j++) /* rank 0: k sends, then k receives */
+        PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, 1, 3, a->comm, &a->req[j]);
     for (int j = 0; j < n; j++)
-        PMPI_Irecv(a->in + (size_t)j * a->bytes, bytes, MPI_BYTE, root ? 1 + j % (a->p - 1) : 0, 3, a->comm,
-                   &a->req[root * n + j]);
+        PMPI_Irecv(a->in + (size_t)j * a->bytes, bytes, MPI_BYTE, root ? 1 : 0, 3, a->comm, &a->req[root * n + j]);
     PMPI_Waitall(root ? 2 * n : n, a->req, a->st);
-    for (int j = 0; !root && j < n; j++) /* a peer returns what it got */
+    for (int j = 0; !root && j < n; j++) /* rank 1 returns what it got, once it has it all */
         PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, 0, 3, a->comm, &a->req[j]);
     if (!root)
         PMPI_Waitall(n, a->req, a->st);
@@ -221,8 +222,9 @@ double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
     PMPI_Comm_size(comm, &a.p);
     if (k > CS_CAL_FAN_MAX)
         k = CS_CAL_FAN_MAX;
-    /* Rank 0's messages go to 1, 2, ..., p - 1, 1, ...: a peer gets k / (p - 1) or one more. */
-    a.mine = a.rank == 0 ? k : k / (a.p - 1) + (a.rank - 1 < k % (a.p - 1));
+    /* Every message between ranks 0 and 1: peers at other distances (hops
+     * on a hypercube or a fat tree) would add their latency to the posts'. */
+    a.mine = a.rank <= 1 ? k : 0;
     a.buf = malloc(2 * (size_t)(a.mine + 1) * (bytes + 1));
     a.in = a.rank ? a.buf : a.buf + (size_t)a.mine * bytes;
     int ok = a.buf != NULL, all;

@@ -65,9 +65,9 @@ void cs_cal_paths_free(cs_cal_path *paths, int npaths);
  * median of reps (every rank of comm gets it). */
 double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target);
 
-/* Half a k-way round trip of `bytes`-byte messages (model/fit.h:
- * cs_fit_overhead): rank 0 of comm posts k sends to ranks 1..p-1 round
- * robin, then k receives, and each peer returns what it got; rank 0's time
+/* Half a k-message round trip of `bytes`-byte messages (the line
+ * t = alpha + k o, model/fit.h): rank 0 of comm posts k sends to rank 1,
+ * then k receives, and rank 1, once it has all k, returns them; rank 0's time
  * (common_start.h: from one instant where the clock is global, else from a
  * barrier), median of reps (every rank gets it); -1 if out of memory. */
 double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target);
