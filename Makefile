@@ -143,7 +143,7 @@ check-unit: $(B)/unit_tests $(TOOLS)
 	tests/tools/check-collshim-model $(B)
 
 check-mpi: $(LIB) $(TOOLS) $(PIECES_LIB) $(YIELD) $(FAULT) $(MPI_TESTS) $(F_TESTS)
-	MPIEXEC="$(MPIEXEC)" COLLSHIM_TEST_LANES=2 scripts/collshim-test-mpi $(B)
+	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
 
 # make check with the MPI tests' full matrix (scripts/collshim-test-mpi, COLLSHIM_TEST_FULL):
 # every p of the any-p sweeps up to 32, every (type, operator) pair at every p; about an hour on

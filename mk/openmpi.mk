@@ -48,7 +48,7 @@ $(OMPI_B)/tests/%: tests/mpi/%.f90 tests/mpi/fortran_body.inc
 	$(MPIF90_OPENMPI) $(FFLAGS_TEST) -J$(OMPI_B)/fmod -Itests/mpi -o $@ $<
 
 check-mpi-openmpi: $(OMPI_LIB) $(OMPI_B)/libcs_fault.so $(OMPI_TESTS) $(TOOLS)
-	COLLSHIM_TEST_MPI=openmpi MPIEXEC="$(MPIEXEC_OPENMPI)" COLLSHIM_TEST_LANES=2 scripts/collshim-test-mpi $(B)
+	COLLSHIM_TEST_MPI=openmpi MPIEXEC="$(MPIEXEC_OPENMPI)" scripts/collshim-test-mpi $(B)
 
 check-wrong-build: $(LIB) $(OMPI_LIB) $(MPI_TESTS) $(F_TESTS) $(OMPI_TESTS)
 	MPIEXEC="$(MPIEXEC)" MPIEXEC_OPENMPI="$(MPIEXEC_OPENMPI)" scripts/collshim-test-wrong-build $(B)
