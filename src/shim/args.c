@@ -129,6 +129,11 @@ static int cs_type_index(MPI_Datatype type)
     return -1;
 }
 
+int cs_args_predefined(MPI_Datatype type, MPI_Op op)
+{
+    return (op == MPI_OP_NULL || cs_op_index(op) >= 0) && cs_type_index(type) >= 0;
+}
+
 /*
  * A user operator is defined on every type, and its result depends on the
  * order (not exact). A predefined one is defined where the library says; a

@@ -35,6 +35,10 @@ const char *cs_args_check(const cs_call *c, const cs_context *ctx, cs_local *l);
 /* A significant count below zero, which the MPI library reports wrongly (MPI_ERR_COUNT). */
 int cs_args_count_negative(const cs_call *c);
 
+/* Are type and op (MPI_OP_NULL for alltoall) predefined handles, which no
+ * program can free? */
+int cs_args_predefined(MPI_Datatype type, MPI_Op op);
+
 /* Is op defined on type, by the MPI library's own judgement? User
  * operators are defined on every type; predefined ones only on some
  * predefined types. *exact, if given, gets whether the combination is

@@ -21,6 +21,7 @@
  * threads may call on several communicators at once, and the process-wide
  * memo is not used.
  */
+#include "shim/args.h"
 #include "shim/shim.h"
 
 static struct {
@@ -42,24 +43,6 @@ static int cs_memo_matches(const cs_native_memo *m, const cs_call *c)
            (ignored || (m->scount == c->scount && m->stype == c->stype));
 }
 
-static int cs_type_predefined(MPI_Datatype type)
-{
-    int ni, na, nd, combiner;
-    return type != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
-}
-
-static int cs_op_predefined(MPI_Op op)
-{
-    const MPI_Op predefined[] = {MPI_OP_NULL, MPI_MAX,  MPI_MIN,  MPI_SUM,    MPI_PROD,    MPI_LAND,
-                                 MPI_BAND,    MPI_LOR,  MPI_BOR,  MPI_LXOR,   MPI_BXOR,    MPI_MAXLOC,
-                                 MPI_MINLOC,  MPI_REPLACE, MPI_NO_OP};
-    for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++)
-        if (op == predefined[i])
-            return 1;
-    return 0;
-}
-
 int cs_native_memo_hit(const cs_context *ctx, const cs_call *c)
 {
     return cs_memo_matches(&ctx->native_memo[c->coll], c);
@@ -75,7 +58,7 @@ void cs_native_memo_set(cs_context *ctx, const cs_call *c)
     const int ignored = cs_memo_send_ignored(c);
     cs_native_memo *m = &ctx->native_memo[c->coll];
     m->valid = 0;
-    if (!cs_op_predefined(c->op) || !cs_type_predefined(c->rtype) || (!ignored && !cs_type_predefined(c->stype)))
+    if (!cs_args_predefined(c->rtype, c->op) || (!ignored && !cs_args_predefined(c->stype, c->op)))
         return;
     *m = (cs_native_memo){.valid = 1, .inplace = c->sendbuf == MPI_IN_PLACE, .rcount = c->rcount,
                           .rtype = c->rtype, .op = c->op, .root = c->root,
