@@ -61,6 +61,29 @@ static inline int cs_log2_exact(int x)
 }
 
 /*
+ * The MPI library whose default algorithms the library's price mirrors
+ * (model.library; select/library.h): told from MPI_Get_library_version when
+ * auto, MPICH where the version names neither.
+ */
+typedef enum cs_library {
+    CS_LIBRARY_AUTO,       /* "auto" */
+    CS_LIBRARY_MPICH,      /* "mpich": MPICH 4.0.2 */
+    CS_LIBRARY_OPENMPI,    /* "openmpi": Open MPI 4.1, coll/tuned's fixed decisions */
+    CS_LIBRARY_SMPI_MPICH, /* "smpi-mpich": SimGrid 3.32 SMPI's mpich selector */
+    CS_LIBRARY_SMPI_OMPI,  /* "smpi-ompi": SimGrid 3.32 SMPI's ompi selector */
+    CS_LIBRARY_COUNT
+} cs_library;
+
+/* The name of a cs_library value ("?" out of range), and the value of a name
+ * (-1: none). */
+const char *cs_library_name(int library);
+int cs_library_parse(const char *name);
+
+/* The library an MPI_Get_library_version string names: Open MPI, SimGrid's
+ * SMPI (its mpich selector, the scale lab's library), else MPICH. */
+cs_library cs_library_detect(const char *version);
+
+/*
  * The machine model (DESIGN.md, "Cost model"): a message of m bytes costs
  * alpha + beta*m, a rank's concurrent messages overlap their alpha and queue
  * their bytes on its link (beta per byte, per direction); a rank pays
@@ -83,6 +106,9 @@ typedef struct cs_model {
     /* select keeps the MPI library's collective unless ours is predicted
      * cheaper by this fraction of the library's price (0 <= margin < 1). */
     double margin;
+    /* The library priced (cs_library); CS_LIBRARY_AUTO prices MPICH until
+     * the shim has asked the library what it is. */
+    int library;
     /* Bokhari's hulls under this model, built once with the configuration
      * (model/hull.h); NULL: computed when asked. */
     const struct cs_hull_table *hulls;

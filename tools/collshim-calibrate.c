@@ -939,6 +939,19 @@ static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
     return fclose(f) != 0 || rc != 0 ? -1 : 0;
 }
 
+/* The library priced (model.library): COLLSHIM_LIBRARY's, else the one
+ * running (the scale lab names SMPI's selector, which no version says). */
+static int library_priced(void)
+{
+    const char *named = getenv("COLLSHIM_LIBRARY");
+    const int library = named && *named ? cs_library_parse(named) : -1;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    if (library > CS_LIBRARY_AUTO)
+        return library;
+    return PMPI_Get_library_version(version, &len) == MPI_SUCCESS ? (int)cs_library_detect(version) : CS_LIBRARY_MPICH;
+}
+
 int main(int argc, char **argv)
 {
     static cal_state st;
@@ -997,6 +1010,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    if (st.cfg.model.library == CS_LIBRARY_AUTO)
+        st.cfg.model.library = library_priced();
+    st.defaults.library = st.cfg.model.library;
     static cs_hull_table hulls; /* as the shim: Bokhari's hulls on the model and the file */
     cs_hull_table_init(&hulls, &st.cfg.model, st.cfg.coll[CS_COLL_ALLTOALL].hull, st.cfg.coll[CS_COLL_ALLTOALL].nhulls);
     st.cfg.model.hulls = &hulls;

@@ -21,8 +21,9 @@
  * hold (for a commutative operator on an exact contiguous type): the test
  * driver reads the restrictions from here, where select states them.
  * --library prices the MPI library's default algorithm for a collective
- * (select/library.c: MPICH 4.0.2's choice, as select prices it against
- * ours) per size: the scale lab prints it beside the selectors' times.
+ * (select/library.c: the choice of model.library, MPICH 4.0.2's unless
+ * the configuration names another, as select prices it against ours) per
+ * size.
  */
 #include <getopt.h>
 #include <mpi.h>

@@ -22,6 +22,10 @@ const cs_config_doc cs_config_key_docs[] = {
     {"model.margin", "a fraction, 0 to below 1",
      "the MPI library keeps a call unless ours is predicted cheaper than the library's default algorithm by this "
      "fraction of its price (default 0.1)"},
+    {"model.library", "`auto`, `mpich`, `openmpi`, `smpi-mpich`, `smpi-ompi`",
+     "whose default algorithms the library's price mirrors: MPICH 4.0.2, Open MPI 4.1 (coll/tuned's fixed "
+     "decisions), or SimGrid 3.32 SMPI's mpich or ompi selector (the scale lab); `auto` (the default): the "
+     "library `MPI_Get_library_version` names, MPICH where it names neither"},
     {"alltoall", "a mapping", "how `MPI_Alltoall` is decided"},
     {"allreduce", "a mapping", "how `MPI_Allreduce` is decided"},
     {"reduce", "a mapping", "how `MPI_Reduce` is decided"},
@@ -66,5 +70,6 @@ const cs_config_doc cs_config_env_docs[] = {
     {"COLLSHIM_ALLREDUCE", "as `allreduce.algorithm`", "force a choice for `MPI_Allreduce`"},
     {"COLLSHIM_REDUCE", "as `reduce.algorithm`", "force a choice for `MPI_Reduce`"},
     {"COLLSHIM_WINDOW_METHOD", "as `window.method`", "the windowed reduction's method"},
+    {"COLLSHIM_LIBRARY", "as `model.library`", "the library whose defaults are priced"},
 };
 const size_t cs_config_nenv_docs = sizeof cs_config_env_docs / sizeof cs_config_env_docs[0];

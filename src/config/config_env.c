@@ -45,6 +45,11 @@ static int cs_env_log_level(const cs_env_var *var, const char *value, cs_config 
     return cs_cfg_parse_level(value, &cfg->log_level, why, n);
 }
 
+static int cs_env_library(const cs_env_var *var, const char *value, cs_config *cfg, char *why, size_t n)
+{
+    return cs_cfg_parse_library(value, &cfg->model.library, why, n);
+}
+
 static int cs_env_coll(const cs_env_var *var, const char *value, cs_config *cfg, char *why,
                        size_t n)
 {
@@ -67,6 +72,7 @@ static const cs_env_var cs_env_vars[] = {
     {"COLLSHIM_ALLREDUCE", cs_env_coll, CS_COLL_ALLREDUCE},
     {"COLLSHIM_REDUCE", cs_env_coll, CS_COLL_REDUCE},
     {"COLLSHIM_WINDOW_METHOD", cs_env_coll, CS_COLL_WINDOW},
+    {"COLLSHIM_LIBRARY", cs_env_library, 0},
 };
 
 #define CS_NENV (sizeof cs_env_vars / sizeof cs_env_vars[0])

@@ -18,6 +18,8 @@ int cs_cfg_parse_bool(const char *s, int *out, char *why, size_t n);
 
 /* off | summary | calls */
 int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n);
+/* model.library: a cs_library name. */
+int cs_cfg_parse_library(const char *s, int *out, char *why, size_t n);
 
 /* auto | native | name[:args]: sets choice, alg and params of *cc (not from_env). */
 int cs_cfg_parse_choice(cs_coll coll, const char *spec, cs_coll_config *cc, char *why, size_t n);

@@ -84,6 +84,13 @@ static int cs_set_margin(cs_yaml *y, const cs_key *key, yaml_node_t *value, void
     return 0;
 }
 
+static int cs_set_library(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    CS_YAML_PARSE(y, value, path, "a library name",
+                  cs_cfg_parse_library(s, &((cs_model *)obj)->library, why, sizeof why));
+    return 0;
+}
+
 static int cs_set_bool(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
                        const char *path)
 {
@@ -464,6 +471,7 @@ static const cs_key cs_model_keys[] = {
     {"alpha_node", cs_set_node_cost, offsetof(cs_model, alpha_node), 0, NULL},
     {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
+    {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},
 };
 static const cs_section cs_model_section = {"model", cs_model_keys, CS_NKEYS(cs_model_keys)};
 

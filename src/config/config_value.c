@@ -50,6 +50,18 @@ int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n)
     return -1;
 }
 
+int cs_cfg_parse_library(const char *s, int *out, char *why, size_t n)
+{
+    const int library = cs_library_parse(s);
+
+    if (library < 0) {
+        snprintf(why, n, "unknown library '%.40s' (valid: auto, mpich, openmpi, smpi-mpich, smpi-ompi)", s);
+        return -1;
+    }
+    *out = library;
+    return 0;
+}
+
 static void cs_alg_names(cs_coll coll, char *buf, size_t size);
 static void cs_choice_set(cs_coll_config *cc, cs_choice choice, const cs_alg *alg, const cs_params *params);
 static void cs_pick_set(cs_choice *choice, const cs_alg **alg, cs_params *params, cs_choice c, const cs_alg *a,

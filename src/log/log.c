@@ -51,6 +51,7 @@ static struct {
     FILE *out;
     int rank;
     const char *source; /* the configuration file, for the summary header */
+    int library;        /* the library priced (model.library), for the summary header */
     pthread_mutex_t lock; /* the tallies, under MPI_THREAD_MULTIPLE */
     cs_log_tally tally[CS_COLL_COUNT][CS_LOG_ALGS][CS_LOG_BINS][CS_LOG_WHYS];
 } cs_log = {.level = CS_LOG_OFF, .lock = PTHREAD_MUTEX_INITIALIZER};
@@ -100,6 +101,7 @@ void cs_log_open(const cs_config *cfg, int world_rank, int world_size)
     char path[PATH_MAX];
     cs_log.rank = world_rank;
     cs_log.source = cfg->source;
+    cs_log.library = cfg->model.library;
     cs_log.level = CS_LOG_OFF;
     if (cfg->log_level == CS_LOG_OFF)
         return;
@@ -276,7 +278,8 @@ void cs_log_call(const cs_record *r)
 
 static void cs_log_summary(void)
 {
-    fprintf(cs_log.out, "@ collshim summary : rank 0\n@ config : %s\n", cs_log.source[0] ? cs_log.source : "built-in defaults");
+    fprintf(cs_log.out, "@ collshim summary : rank 0\n@ config : %s\n@ library priced : %s\n",
+            cs_log.source[0] ? cs_log.source : "built-in defaults", cs_library_name(cs_log.library));
     fprintf(cs_log.out, "@--- %-10s %-12s %-9s %10s %14s %12s %12s %s\n", "collective", "algorithm", "bytes", "calls",
             "total bytes", "total s", "mean s", "why");
     for (int c = 0; c < CS_COLL_COUNT; c++) {

@@ -1,6 +1,8 @@
 /*
- * MPICH 4.0.2's defaults, priced by the rows that run the same schedules.
- * From its src/mpi/coll/ (the intra "auto" algorithms and the CVARs'
+ * The MPI library priced: its default algorithm for a call, as the rows of
+ * ours that run the same schedule, priced under the model.
+ *
+ * MPICH 4.0.2 (src/mpi/coll/ : the intra "auto" algorithms and the CVARs'
  * defaults, which its JSON selection reproduces on one node):
  *
  *   alltoall   in place: pairwise sendrecv-replace           -> direct
@@ -21,20 +23,34 @@
  *              else reduce-scatter + gather (folded likewise)
  *                                                  -> butterfly on p'
  *
+ * SimGrid 3.32 SMPI's mpich selector (src/smpi/colls/smpi_mpich_selector.cpp,
+ * the scale lab's library) differs:
+ *
+ *   alltoall   m < 256 B and p >= 8: Bruck                     -> bruck:r=2
+ *              m < 32 KiB: mvapich2_scatter_dest, batches of 4 -> linear:w=4
+ *              else pairwise or ring                            -> direct
+ *              (in place as not: SMPI copies the buffer first)
+ *   allreduce  commutative: mvapich2_two_level, whose leaders run
+ *              recursive doubling; with one rank per node that is all of
+ *              it (a node's own reduce and broadcast are not priced)
+ *                                                  -> folded butterfly k = 0
+ *              else as MPICH, whose choice is then recursive doubling
+ *   reduce     as MPICH with m < 2 KiB (the two-level reduce's leaders run
+ *              the same choice)
+ *
+ * Open MPI 4.1 and SMPI's ompi selector: library_openmpi.c.
+ *
  * A user operator is told by its non-commutativity: every predefined
  * operator commutes (a commutative user operator is priced as predefined).
  */
 #include <math.h>
 
-#include "coll/coll.h"
 #include "select/library.h"
-
-extern const cs_alg cs_alltoall_direct, cs_alltoall_bruck, cs_alltoall_linear;
-extern const cs_alg cs_allreduce_butterfly, cs_reduce_butterfly, cs_reduce_binomial;
+#include "select/library_rows.h"
 
 enum { CS_MPICH_SHORT_REDUCTION = 2048, CS_MPICH_ALLTOALL_SHORT = 256, CS_MPICH_ALLTOALL_MEDIUM = 32768 };
 
-static double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec)
+double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec)
 {
     cs_params params;
     cs_params_init(&params);
@@ -45,26 +61,7 @@ static double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_
     return alg->cost(model, prob, &params);
 }
 
-static double cs_library_alltoall(const cs_model *model, const cs_problem *prob, const char **name)
-{
-    if (prob->flags & CS_PROB_INPLACE) {
-        *name = "pairwise sendrecv-replace";
-        return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
-    }
-    if (prob->bytes <= CS_MPICH_ALLTOALL_SHORT && prob->p >= 8) {
-        *name = "Bruck";
-        return cs_library_row(&cs_alltoall_bruck, model, prob, "r=2");
-    }
-    if (prob->bytes <= CS_MPICH_ALLTOALL_MEDIUM) {
-        *name = "scattered";
-        return cs_library_row(&cs_alltoall_linear, model, prob, "w=32");
-    }
-    *name = "pairwise";
-    return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
-}
-
-/* A reduction over p' = 2^floor(log2 p) ranks after folding the rest in. */
-static double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec)
+double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec)
 {
     const int pof2 = 1 << cs_floor_log2(prob->p);
     cs_problem folded = *prob;
@@ -81,11 +78,35 @@ static double cs_library_folded(const cs_alg *alg, const cs_model *model, const 
     return t;
 }
 
-static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name)
+/* MPICH's thresholds are inclusive, SMPI's copies of them exclusive. */
+static int cs_below(size_t bytes, size_t limit, int smpi)
+{
+    return smpi ? bytes < limit : bytes <= limit;
+}
+
+static double cs_library_alltoall(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+{
+    if ((prob->flags & CS_PROB_INPLACE) && !smpi) {
+        *name = "pairwise sendrecv-replace";
+        return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
+    }
+    if (cs_below(prob->bytes, CS_MPICH_ALLTOALL_SHORT, smpi) && prob->p >= 8) {
+        *name = "Bruck";
+        return cs_library_row(&cs_alltoall_bruck, model, prob, "r=2");
+    }
+    if (cs_below(prob->bytes, CS_MPICH_ALLTOALL_MEDIUM, smpi)) {
+        *name = smpi ? "scatter_dest" : "scattered";
+        return cs_library_row(&cs_alltoall_linear, model, prob, smpi ? "w=4" : "w=32");
+    }
+    *name = "pairwise";
+    return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
+}
+
+static double cs_library_reduction(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
 {
     const int pof2 = 1 << cs_floor_log2(prob->p);
     const int user_op = !(prob->flags & CS_PROB_COMMUTATIVE);
-    const int short_msg = prob->bytes <= CS_MPICH_SHORT_REDUCTION || user_op || prob->count < (size_t)pof2;
+    const int short_msg = cs_below(prob->bytes, CS_MPICH_SHORT_REDUCTION, smpi) || user_op || prob->count < (size_t)pof2;
     if (prob->coll == CS_COLL_REDUCE) {
         if (short_msg) {
             *name = "binomial";
@@ -93,6 +114,10 @@ static double cs_library_reduction(const cs_model *model, const cs_problem *prob
         }
         *name = "reduce-scatter and gather";
         return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
+    }
+    if (smpi && !user_op) {
+        *name = "two-level recursive doubling";
+        return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
     }
     *name = short_msg ? "recursive doubling" : "reduce-scatter and allgather";
     return cs_library_folded(&cs_allreduce_butterfly, model, prob, short_msg ? "k=0" : "b=0");
@@ -103,10 +128,11 @@ double cs_library_price(const cs_model *model, const cs_problem *prob, const cha
     *name = "native";
     if (prob->p <= 1)
         return 0.0;
-    switch (prob->coll) {
-    case CS_COLL_ALLTOALL: return cs_library_alltoall(model, prob, name);
-    case CS_COLL_ALLREDUCE:
-    case CS_COLL_REDUCE: return cs_library_reduction(model, prob, name);
-    default: return -1.0;
-    }
+    if (prob->coll != CS_COLL_ALLTOALL && prob->coll != CS_COLL_ALLREDUCE && prob->coll != CS_COLL_REDUCE)
+        return -1.0;
+    if (model->library == CS_LIBRARY_OPENMPI || model->library == CS_LIBRARY_SMPI_OMPI)
+        return cs_library_openmpi(model, prob, model->library == CS_LIBRARY_SMPI_OMPI, name);
+    const int smpi = model->library == CS_LIBRARY_SMPI_MPICH;
+    return prob->coll == CS_COLL_ALLTOALL ? cs_library_alltoall(model, prob, smpi, name)
+                                          : cs_library_reduction(model, prob, smpi, name);
 }

@@ -12,8 +12,10 @@
 /*
  * The price of the library's default algorithm for prob (seconds) and its
  * name in words (*name, static text: "recursive doubling"). Only values
- * equal on every rank are read. The mirror is MPICH 4.0.2's default choice
- * (src/mpi/coll/<coll>/<coll>_intra_auto and its CVARs' defaults).
+ * equal on every rank are read. The mirror is model->library's default
+ * choice: MPICH 4.0.2's (also for CS_LIBRARY_AUTO), Open MPI 4.1's, or
+ * SimGrid 3.32 SMPI's mpich or ompi selector's (library.c says which
+ * schedules stand for them).
  */
 double cs_library_price(const cs_model *model, const cs_problem *prob, const char **name);
 

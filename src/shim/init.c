@@ -24,12 +24,9 @@ static pthread_once_t cs_shim_once = PTHREAD_ONCE_INIT;
 
 /* MPICH before 4.1.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root
  * other than 0 (pmodels/mpich#6540). */
-static int cs_shim_reduce_inplace_bug(void)
+static int cs_shim_reduce_inplace_bug(const char *version)
 {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len, major, minor, patch = 0;
-    if (PMPI_Get_library_version(version, &len) != MPI_SUCCESS)
-        return 0;
+    int major, minor, patch = 0;
     const char *v = strstr(version, "MPICH Version:");
     if (!v || sscanf(v + strlen("MPICH Version:"), " %d.%d.%d", &major, &minor, &patch) < 2)
         return 0;
@@ -59,7 +56,11 @@ static void cs_shim_start(void)
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_shim.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &cs_shim.world_size);
-    cs_shim.reduce_inplace_bug = cs_shim_reduce_inplace_bug();
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len;
+    if (PMPI_Get_library_version(version, &len) != MPI_SUCCESS)
+        version[0] = '\0';
+    cs_shim.reduce_inplace_bug = cs_shim_reduce_inplace_bug(version);
     int level = MPI_THREAD_SINGLE;
     cs_shim.thread_multiple = PMPI_Query_thread(&level) != MPI_SUCCESS || level == MPI_THREAD_MULTIPLE;
     cs_args_probe_ops();
@@ -73,6 +74,8 @@ static void cs_shim_start(void)
             PMPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
+    if (cs_shim.cfg.model.library == CS_LIBRARY_AUTO) /* the library priced: the one we run on */
+        cs_shim.cfg.model.library = cs_library_detect(version);
     /* Bokhari's hulls for every d, once, on the model: read only from here on. */
     static cs_hull_table hulls;
     cs_hull_table_init(&hulls, &cs_shim.cfg.model, cs_shim.cfg.coll[CS_COLL_ALLTOALL].hull,

@@ -72,9 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* cs_config_apply_env's variables, in its order, and COLLSHIM_CONFIG. */
 static const char *const fz_vars[] = {
     "COLLSHIM_STRICT",    "COLLSHIM_LOG",    "COLLSHIM_LOG_LEVEL",     "COLLSHIM_ALLTOALL",
-    "COLLSHIM_ALLREDUCE", "COLLSHIM_REDUCE", "COLLSHIM_WINDOW_METHOD",
+    "COLLSHIM_ALLREDUCE", "COLLSHIM_REDUCE", "COLLSHIM_WINDOW_METHOD", "COLLSHIM_LIBRARY",
 };
-enum { FZ_STRICT, FZ_LOG, FZ_LOG_LEVEL, FZ_ALLTOALL, FZ_ALLREDUCE, FZ_REDUCE, FZ_WINDOW, FZ_NVARS };
+enum { FZ_STRICT, FZ_LOG, FZ_LOG_LEVEL, FZ_ALLTOALL, FZ_ALLREDUCE, FZ_REDUCE, FZ_WINDOW, FZ_LIBRARY, FZ_NVARS };
 
 static const cs_coll fz_var_coll[FZ_NVARS] = {
     [FZ_ALLTOALL] = CS_COLL_ALLTOALL, [FZ_ALLREDUCE] = CS_COLL_ALLREDUCE, [FZ_REDUCE] = CS_COLL_REDUCE};
@@ -343,6 +343,8 @@ static void fz_check_config(const cs_config *cfg, size_t input_size)
     fz_check_cost("alpha_node", cfg->model.alpha_node);
     fz_check_cost("beta_node", cfg->model.beta_node);
     FZ_CHECK(cfg->model.margin >= 0 && cfg->model.margin < 1, "model.margin = %g", cfg->model.margin);
+    FZ_CHECK(cfg->model.library >= 0 && cfg->model.library < CS_LIBRARY_COUNT, "model.library = %d",
+             cfg->model.library);
 
     for (int c = 0; c < CS_COLL_LAST; c++) {
         const cs_coll_config *cc = &cfg->coll[c];
@@ -583,7 +585,13 @@ static void fz_check_env_applied(const cs_config *cfg, const cs_config *before, 
     if (!set[FZ_WINDOW])
         FZ_CHECK(fz_window_same(&cfg->coll[CS_COLL_WINDOW], &before->coll[CS_COLL_WINDOW]),
                  "window method changed without a variable");
-    FZ_CHECK(memcmp(&cfg->model, &before->model, sizeof cfg->model) == 0, "the environment changed the model");
+    cs_model model = cfg->model; /* COLLSHIM_LIBRARY sets model.library, and nothing else of the model */
+    if (set[FZ_LIBRARY]) {
+        FZ_CHECK(model.library == cs_library_parse(getenv("COLLSHIM_LIBRARY")), "COLLSHIM_LIBRARY '%s', library %d",
+                 getenv("COLLSHIM_LIBRARY"), model.library);
+        model.library = before->model.library;
+    }
+    FZ_CHECK(memcmp(&model, &before->model, sizeof model) == 0, "the environment changed the model");
 }
 
 /* Where each variable's value goes in the file: "strict: "%s"\n" and the like. */

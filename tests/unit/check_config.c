@@ -32,6 +32,7 @@ Suite *make_config_suite(void);
 static const char *const env_names[] = {
     "COLLSHIM_CONFIG",    "COLLSHIM_LOG",    "COLLSHIM_LOG_LEVEL", "COLLSHIM_ALLTOALL",
     "COLLSHIM_ALLREDUCE", "COLLSHIM_REDUCE", "COLLSHIM_STRICT", "COLLSHIM_WINDOW_METHOD",
+    "COLLSHIM_LIBRARY",
 };
 
 /* Each test starts from an empty COLLSHIM_* environment, whatever the runner's. */
@@ -51,6 +52,7 @@ static void assert_config_eq(const cs_config *a, const cs_config *b)
 {
     ck_assert(a->model.alpha == b->model.alpha && a->model.beta == b->model.beta);
     ck_assert(a->model.rho == b->model.rho && a->model.gamma == b->model.gamma);
+    ck_assert_int_eq(a->model.library, b->model.library);
     for (int c = 0; c < CS_COLL_LAST; c++) {
         const cs_coll_config *x = &a->coll[c], *y = &b->coll[c];
         ck_assert_int_eq(x->choice, y->choice);
@@ -115,6 +117,7 @@ START_TEST(test_good_file)
     ck_assert(cfg.model.alpha == 2.5e-6 && cfg.model.beta == 4.0e-10);
     ck_assert(cfg.model.rho == 3.0e-10 && cfg.model.gamma == 5.0e-10);
     ck_assert(cfg.model.overhead == 3.0e-7 && cfg.model.margin == 0.25);
+    ck_assert_int_eq(cfg.model.library, CS_LIBRARY_OPENMPI);
     ck_assert(cfg.model.node_levels && cfg.model.alpha_node == 4.0e-7 && cfg.model.beta_node == 1.0e-10);
 
     a2a = &cfg.coll[CS_COLL_ALLTOALL];
@@ -233,7 +236,7 @@ static const struct bad_case {
      "unknown key 'modle' in the top level (valid: model, alltoall, allreduce, reduce, log, "
      "window, strict, reproducible)",
      0},
-    {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, margin)",
+    {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, margin, library)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},
@@ -246,6 +249,8 @@ static const struct bad_case {
     {"bad_negative_cost.yaml", 3, 10, "model.gamma: must be >= 0, got -2.5e-10", 0},
     {"bad_negative_overhead.yaml", 3, 13, "model.overhead: must be >= 0, got -1e-7", 0},
     {"bad_margin.yaml", 2, 11, "model.margin: must be >= 0 and < 1, got 1.5", 0},
+    {"bad_library.yaml", 2, 12,
+     "model.library: unknown library 'mvapich2' (valid: auto, mpich, openmpi, smpi-mpich, smpi-ompi)", 0},
     {"bad_nan_cost.yaml", 2, 8, "model.rho: must be finite, got '.nan'", 0},
     {"bad_inf_cost.yaml", 2, 9, "model.beta: must be finite, got '.inf'", 0},
     {"bad_huge_cost.yaml", 2, 10, "model.alpha: out of range", 0},
@@ -461,6 +466,8 @@ static const struct env_case {
     {"COLLSHIM_REDUCE", "", 0, NULL}, /* empty is unset */
     {"COLLSHIM_WINDOW_METHOD", "prefix-suffix", 0, NULL},
     {"COLLSHIM_WINDOW_METHOD", "fast", -1, "COLLSHIM_WINDOW_METHOD: unknown window method 'fast'"},
+    {"COLLSHIM_LIBRARY", "smpi-ompi", 0, NULL},
+    {"COLLSHIM_LIBRARY", "mvapich2", -1, "COLLSHIM_LIBRARY: unknown library 'mvapich2'"},
 };
 
 /* <coll>.rules: in the file's order, with their lines; bytes every size

@@ -117,6 +117,7 @@ START_TEST(test_summary_on_rank0)
     char path[128];
 
     config_logging(&cfg, CS_LOG_SUMMARY, "sum.%r");
+    cfg.model.library = CS_LIBRARY_OPENMPI;
     cs_log_open(&cfg, 0, 4);
     for (int i = 0; i < 5; i++)
         log_one(table[1], "breakpoint", &stats);
@@ -125,6 +126,7 @@ START_TEST(test_summary_on_rank0)
     const char *text = slurp(path);
     ck_assert_ptr_nonnull(strstr(text, "@ collshim summary"));
     ck_assert_ptr_nonnull(strstr(text, "built-in defaults"));
+    ck_assert_ptr_nonnull(strstr(text, "@ library priced : openmpi\n"));
     /* allreduce, butterfly, the 64-1K bin, 5 calls of 1000 bytes. */
     const char *row = strstr(text, "allreduce");
     ck_assert_ptr_nonnull(row);

@@ -1,0 +1,232 @@
+/*
+ * Open MPI 4.1's default algorithms (coll/tuned's fixed decisions,
+ * coll_tuned_decision_fixed.c), which SimGrid 3.32 SMPI's ompi selector
+ * copies (src/smpi/colls/smpi_openmpi_selector.cpp, "updated 02/2022"):
+ * per collective, bands of communicator size and, within each, of message
+ * size (the vector, or alltoall's block), each naming an algorithm. The
+ * tables below are those thresholds; each algorithm is priced as the row of
+ * ours with its schedule, or where we have none, by its closed form:
+ *
+ *   alltoall   linear, linear_sync, two_proc        -> linear (all at once)
+ *              pairwise                             -> direct
+ *              modified Bruck                       -> bruck:r=2
+ *              in place (Open MPI): sendrecv-replace -> direct
+ *   allreduce  recursive doubling                   -> butterfly k = 0, folded
+ *              Rabenseifner                         -> butterfly b = 0, folded
+ *                (recursive doubling when count < p')
+ *              ring, segmented ring                 -> 2(p - 1) steps of m/p:
+ *                (recursive doubling when count < p)   2(p-1)(alpha + 2o)
+ *                                                      + (p-1)/p m (2 beta + gamma)
+ *              basic linear, nonoverlapping         -> the reduce below (linear,
+ *                                                      or the defaults' choice)
+ *                                                      and a binomial broadcast
+ *   reduce     binomial                             -> binomial
+ *              linear                               -> knomial:l=1 (a flat tree)
+ *              binary, in-order binary              -> a binary tree: floor(log2 p)
+ *                                                      levels of two children,
+ *                                                      alpha + 3o + 2m (beta + gamma)
+ *              chain, pipeline (unsegmented, fanout -> p - 1 hops of
+ *                one)                                  alpha + 2o + m (beta + gamma)
+ *              Rabenseifner (Open MPI; SMPI runs    -> butterfly b = 0, folded
+ *                linear)
+ *
+ * Open MPI 4.1's fixed decisions pass no segment size, so its trees run
+ * unsegmented. SMPI's copies of them segment by themselves (its
+ * ompi_binomial reduce sends 1 KiB segments from 2 KiB on), which no mirror
+ * here follows: smpi-ompi mispredicts those reduces (docs/results.md).
+ */
+#include <math.h>
+
+#include "select/library_rows.h"
+
+typedef struct cs_ompi_step {
+    size_t below; /* message sizes up to here, exclusive; 0: every size left */
+    int alg;
+} cs_ompi_step;
+
+typedef struct cs_ompi_band {
+    int below_p; /* communicator sizes up to here, exclusive; 0: every size left */
+    const cs_ompi_step *steps;
+} cs_ompi_band;
+
+#define CS_STEPS(...) ((const cs_ompi_step[]){__VA_ARGS__})
+
+/* 1 linear, 2 pairwise, 3 modified Bruck, 4 linear_sync, 5 two_proc */
+static const cs_ompi_band cs_ompi_alltoall_table[] = {
+    {3, CS_STEPS({2, 2}, {4, 5}, {16, 2}, {64, 5}, {256, 2}, {4096, 5}, {32768, 2}, {262144, 4}, {1048576, 5}, {0, 2})},
+    {8, CS_STEPS({8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {0, 1})},
+    {16, CS_STEPS({262144, 4}, {0, 1})},
+    {32, CS_STEPS({4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}, {0, 4})},
+    {64, CS_STEPS({512, 3}, {524288, 1}, {0, 4})},
+    {128, CS_STEPS({1024, 3}, {2048, 1}, {4096, 4}, {262144, 1}, {0, 2})},
+    {256, CS_STEPS({1024, 3}, {2048, 4}, {262144, 1}, {0, 2})},
+    {512, CS_STEPS({1024, 3}, {8192, 4}, {32768, 1}, {0, 2})},
+    {1024, CS_STEPS({512, 3}, {8192, 4}, {16384, 1}, {131072, 4}, {262144, 1}, {0, 2})},
+    {2048, CS_STEPS({512, 3}, {1024, 4}, {2048, 1}, {16384, 4}, {262144, 1}, {0, 4})},
+    {4096, CS_STEPS({1024, 3}, {4096, 4}, {8192, 1}, {131072, 4}, {0, 1})},
+    {0, CS_STEPS({2048, 3}, {8192, 4}, {16384, 1}, {32768, 4}, {65536, 1}, {0, 4})},
+};
+
+/* 1 basic linear, 2 nonoverlapping, 3 recursive doubling, 4 ring, 5 segmented ring, 6 Rabenseifner */
+static const cs_ompi_band cs_ompi_allreduce_table[] = {
+    {4, CS_STEPS({8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}, {0, 6})},
+    {8, CS_STEPS({16, 4}, {8192, 3}, {0, 6})},
+    {16, CS_STEPS({8192, 3}, {0, 6})},
+    {32, CS_STEPS({64, 5}, {4096, 3}, {0, 6})},
+    {64, CS_STEPS({128, 5}, {0, 6})},
+    {128, CS_STEPS({262144, 3}, {0, 6})},
+    {256, CS_STEPS({131072, 2}, {262144, 3}, {0, 6})},
+    {512, CS_STEPS({4096, 2}, {0, 6})},
+    {2048, CS_STEPS({2048, 2}, {16384, 3}, {0, 6})},
+    {4096, CS_STEPS({2048, 2}, {4096, 5}, {16384, 3}, {0, 6})},
+    {0, CS_STEPS({2048, 2}, {16384, 5}, {32768, 3}, {0, 6})},
+};
+
+static const cs_ompi_band cs_ompi_allreduce_noncommutative[] = {
+    {4, CS_STEPS({131072, 3}, {0, 1})},
+    {8, CS_STEPS({0, 3})},
+    {16, CS_STEPS({1048576, 3}, {0, 2})},
+    {128, CS_STEPS({0, 3})},
+    {256, CS_STEPS({131072, 2}, {524288, 3}, {0, 2})},
+    {512, CS_STEPS({4096, 2}, {524288, 3}, {0, 2})},
+    {0, CS_STEPS({2048, 2}, {0, 3})},
+};
+
+/* 1 linear, 2 chain, 3 pipeline, 4 binary, 5 binomial, 6 in-order binary, 7 Rabenseifner */
+static const cs_ompi_band cs_ompi_reduce_table[] = {
+    {4, CS_STEPS({8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}, {0, 3})},
+    {8, CS_STEPS({4096, 4}, {65536, 2}, {262144, 5}, {524288, 1}, {1048576, 5}, {0, 1})},
+    {16, CS_STEPS({8192, 4}, {0, 5})},
+    {32, CS_STEPS({4096, 4}, {0, 5})},
+    {256, CS_STEPS({0, 5})},
+    {512, CS_STEPS({8192, 5}, {16384, 6}, {0, 5})},
+    {2048, CS_STEPS({0, 5})},
+    {4096, CS_STEPS({512, 5}, {1024, 6}, {8192, 5}, {16384, 6}, {0, 5})},
+    {0, CS_STEPS({16, 5}, {32, 6}, {1024, 5}, {2048, 6}, {8192, 5}, {16384, 6}, {0, 5})},
+};
+
+static const cs_ompi_band cs_ompi_reduce_noncommutative[] = {
+    {4, CS_STEPS({8, 6}, {0, 1})},
+    {8, CS_STEPS({0, 1})},
+    {16, CS_STEPS({1024, 6}, {8192, 1}, {16384, 6}, {262144, 1}, {0, 6})},
+    {128, CS_STEPS({0, 6})},
+    {256, CS_STEPS({512, 6}, {1024, 1}, {0, 6})},
+    {0, CS_STEPS({0, 6})},
+};
+
+static int cs_ompi_choose(const cs_ompi_band *band, int p, size_t bytes)
+{
+    while (band->below_p && p >= band->below_p)
+        band++;
+    const cs_ompi_step *step = band->steps;
+    while (step->below && bytes >= step->below)
+        step++;
+    return step->alg;
+}
+
+/* levels of a tree, each a receive of `children` messages of m bytes combined as they come */
+static double cs_ompi_tree(const cs_model *model, const cs_problem *prob, int levels, int children)
+{
+    const double m = (double)prob->bytes;
+    return levels * (model->alpha + (children + 1) * model->overhead + children * m * (model->beta + model->gamma));
+}
+
+static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, int alg, int smpi, const char **name)
+{
+    switch (alg) {
+    case 2:
+    case 3:
+        *name = alg == 2 ? "chain" : "pipeline";
+        return cs_ompi_tree(model, prob, prob->p - 1, 1);
+    case 4:
+    case 6:
+        *name = alg == 4 ? "binary tree" : "in-order binary tree";
+        return cs_ompi_tree(model, prob, cs_floor_log2(prob->p), 2);
+    case 5:
+        *name = "binomial";
+        return cs_library_row(&cs_reduce_binomial, model, prob, NULL);
+    case 7:
+        if (!smpi && (prob->flags & CS_PROB_COMMUTATIVE) && prob->count >= (size_t)(1 << cs_floor_log2(prob->p))) {
+            *name = "reduce-scatter and gather";
+            return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
+        }
+        /* SMPI runs linear, Open MPI too where Rabenseifner cannot run */
+        __attribute__((fallthrough));
+    default:
+        *name = "linear";
+        return cs_library_row(&cs_reduce_knomial, model, prob, "l=1");
+    }
+}
+
+static double cs_ompi_reduce_price(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+{
+    const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
+    const int alg = cs_ompi_choose(commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative, prob->p, prob->bytes);
+    return cs_ompi_reduce_alg(model, prob, alg, smpi, name);
+}
+
+static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+{
+    const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
+    const int p = prob->p, pof2 = 1 << cs_floor_log2(p);
+    int alg = cs_ompi_choose(commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative, p, prob->bytes);
+    if ((alg == 4 || alg == 5) && (!commutative || prob->count < (size_t)p))
+        alg = 3;
+    if (alg == 6 && (!commutative || prob->count < (size_t)pof2))
+        alg = 3;
+    const double m = (double)prob->bytes;
+    switch (alg) {
+    case 1:
+    case 2: { /* a reduce to rank 0 (linear, or the defaults' choice), then a binomial broadcast */
+        cs_problem reduce = *prob;
+        reduce.coll = CS_COLL_REDUCE;
+        reduce.root = 0;
+        const char *how;
+        cs_model bcast = *model;
+        bcast.gamma = 0.0;
+        *name = alg == 1 ? "linear reduce and broadcast" : "reduce and broadcast";
+        return (alg == 1 ? cs_ompi_reduce_alg(model, &reduce, 1, smpi, &how)
+                         : cs_ompi_reduce_price(model, &reduce, smpi, &how)) +
+               cs_library_row(&cs_reduce_binomial, &bcast, &reduce, NULL);
+    }
+    case 4:
+    case 5:
+        *name = alg == 4 ? "ring" : "segmented ring";
+        return 2.0 * (p - 1) * (model->alpha + 2 * model->overhead) +
+               (p - 1) / (double)p * m * (2 * model->beta + model->gamma);
+    case 6:
+        *name = "reduce-scatter and allgather";
+        return cs_library_folded(&cs_allreduce_butterfly, model, prob, "b=0");
+    default:
+        *name = "recursive doubling";
+        return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
+    }
+}
+
+static double cs_ompi_alltoall(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+{
+    if ((prob->flags & CS_PROB_INPLACE) && !smpi) {
+        *name = "in-place sendrecv-replace";
+        return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
+    }
+    switch (cs_ompi_choose(cs_ompi_alltoall_table, prob->p, prob->bytes)) {
+    case 2:
+        *name = "pairwise";
+        return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
+    case 3:
+        *name = "modified Bruck";
+        return cs_library_row(&cs_alltoall_bruck, model, prob, "r=2");
+    default:
+        *name = "linear";
+        return cs_library_row(&cs_alltoall_linear, model, prob, NULL);
+    }
+}
+
+double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+{
+    switch (prob->coll) {
+    case CS_COLL_ALLTOALL: return cs_ompi_alltoall(model, prob, smpi, name);
+    case CS_COLL_ALLREDUCE: return cs_ompi_allreduce(model, prob, smpi, name);
+    default: return cs_ompi_reduce_price(model, prob, smpi, name);
+    }
+}

@@ -1,0 +1,27 @@
+/*
+ * What the library mirrors share (select/library.c): a row's price as the
+ * library runs it, the fold to a power of two MPICH and Open MPI put before
+ * recursive doubling and Rabenseifner's algorithm, and Open MPI's defaults.
+ */
+#ifndef CS_LIBRARY_ROWS_H
+#define CS_LIBRARY_ROWS_H
+
+#include "coll/coll.h"
+
+extern const cs_alg cs_alltoall_direct, cs_alltoall_bruck, cs_alltoall_linear;
+extern const cs_alg cs_allreduce_butterfly, cs_reduce_butterfly, cs_reduce_binomial, cs_reduce_knomial;
+
+/* alg's price with the parameters spec names (NULL: none), tuned where it
+ * leaves some open. */
+double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec);
+
+/* alg over p' = 2^floor(log2 p) ranks after the first 2(p - p') ranks fold
+ * in pairs (even into odd), the result back to them (allreduce), and on to a
+ * root other than 0 (reduce). */
+double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec);
+
+/* Open MPI 4.1's fixed decisions (smpi 0), or SimGrid 3.32 SMPI's ompi
+ * selector, which copies them and runs its own algorithms (smpi 1). */
+double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name);
+
+#endif
