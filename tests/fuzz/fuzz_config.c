@@ -603,6 +603,7 @@ static const char *const fz_var_yaml[FZ_NVARS] = {
     [FZ_ALLREDUCE] = "allreduce:\n  algorithm: \"%s\"\n",
     [FZ_REDUCE] = "reduce:\n  algorithm: \"%s\"\n",
     [FZ_WINDOW] = "window:\n  method: \"%s\"\n",
+    [FZ_LIBRARY] = "model:\n  library: \"%s\"\n",
 };
 
 /* The reason after "NAME: " or "key.path: ", the one the shared parser gave. */
@@ -665,6 +666,9 @@ static void fz_env_vs_file(int v)
     case FZ_WINDOW:
         FZ_CHECK(fz_window_same(&from_env.coll[CS_COLL_WINDOW], &from_file.coll[CS_COLL_WINDOW]),
                  "%s: window method differs", value);
+        break;
+    case FZ_LIBRARY:
+        FZ_CHECK(from_env.model.library == from_file.model.library, "%s: library differs", value);
         break;
     default: {
         const cs_coll_config *x = &from_env.coll[fz_var_coll[v]], *y = &from_file.coll[fz_var_coll[v]];
