@@ -356,6 +356,36 @@ START_TEST(test_restrictions)
 }
 END_TEST
 
+/* multiphase's tune remembers its last factorisations (a later call is a
+ * lookup): over interleaved p, sizes and models, more than it keeps, what
+ * it answers is what the search answers. */
+START_TEST(test_tune_remembers)
+{
+    static const int ps[] = {6, 12, 96, 360, 65535};
+    static const size_t sizes[] = {1, 8, 100, 4096, 1 << 20};
+    for (int pass = 0; pass < 3; pass++)
+        for (int mi = 0; mi < NFMODELS; mi++)
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+                    const cs_model *mo = &factor_models[(mi + pass) % NFMODELS];
+                    const cs_problem prob = {.coll = CS_COLL_ALLTOALL, .p = ps[pi], .count = sizes[si], .elem = 1,
+                                             .bytes = sizes[si], .flags = CS_PROB_CONTIG};
+                    const cs_model pairwise = cs_model_pairwise(mo);
+                    int factors[CS_FACTOR_MAX];
+                    const int n = cs_factor_best(&pairwise, prob.p, (double)prob.bytes, factors, NULL);
+                    for (int again = 0; again < 2; again++) {
+                        cs_params params;
+                        cs_params_init(&params);
+                        cs_alltoall_multiphase.tune(mo, &prob, &params);
+                        ck_assert(params.factors);
+                        ck_assert_int_eq(params.nparts, n);
+                        for (int i = 0; i < n; i++)
+                            ck_assert_int_eq(params.parts[i], factors[i]);
+                    }
+                }
+}
+END_TEST
+
 Suite *make_factor_suite(void)
 {
     Suite *s = suite_create("factor");
@@ -373,6 +403,7 @@ Suite *make_factor_suite(void)
 
     tcase_add_test(use, test_lookup_why);
     tcase_add_test(use, test_restrictions);
+    tcase_add_test(use, test_tune_remembers);
 
     suite_add_tcase(s, best);
     suite_add_tcase(s, sched);

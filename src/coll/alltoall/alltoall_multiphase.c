@@ -321,6 +321,42 @@ static int cs_alltoall_multiphase_parse(const char *args, cs_params *params)
     return strchr(args, 'x') ? cs_mp_parse_factors(args, params) : cs_mp_parse_partition(args, params);
 }
 
+/*
+ * The cheapest factorisation of p for blocks of m bytes, remembered: the
+ * breakpoints keep the row a size runs, not its factors, so a later call
+ * tunes again, and the search over p's divisors is O(tau(p)^2) (1.5 us at
+ * p = 65,535). The last few answers per thread, keyed by what the search
+ * reads (alpha, beta, rho, p, m), make a repeated call a lookup.
+ */
+enum { CS_MP_MEMO = 8 };
+typedef struct cs_mp_memo {
+    double alpha, beta, rho;
+    int p, n;
+    size_t m;
+    int factors[CS_FACTOR_MAX];
+} cs_mp_memo;
+
+static int cs_mp_factor_best(const cs_model *model, int p, size_t m, int *factors)
+{
+    static _Thread_local cs_mp_memo memo[CS_MP_MEMO];
+    static _Thread_local int next;
+    for (int i = 0; i < CS_MP_MEMO; i++) {
+        const cs_mp_memo *e = &memo[i];
+        if (e->p == p && e->m == m && e->alpha == model->alpha && e->beta == model->beta && e->rho == model->rho) {
+            memcpy(factors, e->factors, (size_t)e->n * sizeof *factors);
+            return e->n;
+        }
+    }
+    const int n = cs_factor_best(model, p, (double)m, factors, NULL);
+    if (n >= 0) {
+        cs_mp_memo *e = &memo[next];
+        next = (next + 1) % CS_MP_MEMO;
+        *e = (cs_mp_memo){.alpha = model->alpha, .beta = model->beta, .rho = model->rho, .p = p, .n = n, .m = m};
+        memcpy(e->factors, factors, (size_t)n * sizeof *factors);
+    }
+    return n;
+}
+
 /* Without parts: on p = 2^d the hull's face for this block size (Bokhari,
  * over partitions of d, possibly configured); on any other p the cheapest
  * factorisation of p (model/factor.h). */
@@ -333,7 +369,7 @@ static void cs_alltoall_multiphase_tune(const cs_model *given, const cs_problem 
         return;
     if (d < 0) {
         int factors[CS_FACTOR_MAX];
-        const int n = cs_factor_best(model, prob->p, (double)prob->bytes, factors, NULL);
+        const int n = cs_mp_factor_best(model, prob->p, prob->bytes, factors);
         if (n < 1 || n > CS_MAX_PARTS)
             return; /* no parts: priced INFINITY, never chosen */
         params->factors = 1;
