@@ -64,7 +64,7 @@ static void cs_usage(FILE *f)
                "  --spr-plan N     the factorization of one window of N\n"
                "  --domain COLL:ALG  the p from 2 to P (at most 4096) where the row's restrictions on p hold\n"
                "  --library COLL   the MPI library's default for COLL (allreduce, reduce, alltoall) per size:\n"
-               "                   its price under the model and its name (MPICH 4.0.2's choice; doubles,\n"
+               "                   its price under the model and its name (model.library's choice; doubles,\n"
                "                   a sum; alltoall: bytes per destination)\n"
                "  -h, --help       this text\n" CS_TOOL_EXIT_STATUS);
 }

@@ -95,8 +95,7 @@ int cs_config_write(FILE *f, const cs_config *cfg)
     if (mo->node_levels)
         fprintf(f, "  alpha_node: %.17g\n  beta_node: %.17g\n", mo->alpha_node, mo->beta_node);
     fprintf(f, "  margin: %.17g\n", mo->margin);
-    if (mo->library != CS_LIBRARY_AUTO)
-        fprintf(f, "  library: %s\n", cs_library_name(mo->library));
+    fprintf(f, "  library: %s\n", cs_library_name(mo->library));
     for (int c = 0; c < CS_COLL_LAST; c++)
         cs_write_coll(f, (cs_coll)c, &cfg->coll[c]);
     fprintf(f, "log:\n  level: %s\n  file: \"%s\"\n  ranks: ", level[cfg->log_level], cfg->log_file);
