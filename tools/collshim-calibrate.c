@@ -460,28 +460,6 @@ static int fit_overhead(const cal_opts *o, double pp_alpha, double *overhead)
     return 0;
 }
 
-/*
- * Beta when the ranks of a node share its link: ping-pongs between every
- * rank of node 0 and one rank of another node each, all at once (as every
- * rank sends in a collective), over sizes where the bytes dominate; the
- * per-rank slope, 0 on success. n pairs of world ranks a[i], b[i].
- */
-static int fit_shared_link(const cal_opts *o, const int *a, const int *b, int n, double *beta)
-{
-    static const size_t sizes[] = {65536, 262144, 1048576, 4194304};
-    const int ns = o->quick ? 3 : NELEMS(sizes);
-    double x[NELEMS(sizes)], t[NELEMS(sizes)];
-    cs_fit f;
-    for (int i = 0; i < ns; i++) {
-        x[i] = (double)sizes[i];
-        t[i] = cs_cal_pingpong_pairs(MPI_COMM_WORLD, a, b, n, sizes[i], o->reps, o->target / 4);
-    }
-    if (cs_fit_line(x, t, ns, &f) != 0)
-        return -1;
-    *beta = f.b;
-    return 0;
-}
-
 /* Fit the model; 0 on success (every rank gets it). */
 static int fit_model(const cal_opts *o, cs_model *m)
 {
@@ -507,34 +485,12 @@ static int fit_model(const cal_opts *o, cs_model *m)
         if (node_of[r] == r)
             nodes_key++;
     }
-    /* the pairs of fit_shared_link: node 0's ranks with other_node's node's, in order */
-    int *pair_a = malloc(sizeof(int) * (size_t)world), *pair_b = malloc(sizeof(int) * (size_t)world), npairs = 0;
-    if (!pair_a || !pair_b) {
-        free(node_of);
-        free(pair_a);
-        free(pair_b);
-        return -1;
-    }
-    for (int r = 0, s2 = 0; other_node >= 0 && r < world; r++) {
-        if (node_of[r] != node_of[0])
-            continue;
-        while (s2 < world && node_of[s2] != node_of[other_node])
-            s2++;
-        if (s2 == world)
-            break;
-        pair_a[npairs] = r;
-        pair_b[npairs++] = s2++;
-    }
     free(node_of);
     if (rank == 0)
         printf("# %d ranks on %d node(s)\n", world, nodes_key + 1);
-    double shared = 0.0;
-    int failed = (same_node >= 0 && fit_pair(same_node, o, "ping-pong within a node", &intra) != 0) ||
-                 (other_node >= 0 && fit_pair(other_node, o, "ping-pong between nodes", &inter) != 0) ||
-                 (npairs >= 2 && fit_shared_link(o, pair_a, pair_b, npairs, &shared) != 0);
-    free(pair_a);
-    free(pair_b);
-    if (failed)
+    if (same_node >= 0 && fit_pair(same_node, o, "ping-pong within a node", &intra) != 0)
+        return -1;
+    if (other_node >= 0 && fit_pair(other_node, o, "ping-pong between nodes", &inter) != 0)
         return -1;
     const cs_fit *take = other_node >= 0 ? &inter : &intra;
     if (rank == 0)
@@ -549,14 +505,6 @@ static int fit_model(const cal_opts *o, cs_model *m)
      * receiver's receive waits posted): the model's alpha is the rest. */
     m->alpha = fmax(0.0, take->a - m->overhead);
     m->beta = take->b;
-    /* A node's ranks share its link: in a collective they send at once, and each gets its share. */
-    if (npairs >= 2 && shared > 1.1 * take->b) {
-        m->beta = shared;
-        if (rank == 0)
-            printf("# %d pairs between two nodes at once: beta %.3e s/B a rank (one pair alone: %.3e): the model "
-                   "takes the shared link's\n",
-                   npairs, shared, take->b);
-    }
     if (other_node >= 0 && same_node >= 0) { /* two levels: node pairs apart from the others */
         m->node_levels = 1;
         m->alpha_node = fmax(0.0, intra.a - m->overhead);

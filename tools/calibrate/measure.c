@@ -144,46 +144,41 @@ void cs_cal_paths_free(cs_cal_path *paths, int npaths)
         cs_sched_free(&paths[k].sched);
 }
 
-double cs_cal_pingpong_pairs(MPI_Comm comm, const int *a, const int *b, int npairs, size_t bytes, int reps,
-                             double target)
-{
-    int rank, calls = 1, pair = -1;
-    double t[CS_CAL_MAX_REPS], half = 0.0, slowest = 0.0;
-    char *buf = malloc(bytes + 1);
-    PMPI_Comm_rank(comm, &rank);
-    for (int i = 0; i < npairs && pair < 0; i++)
-        pair = rank == a[i] || rank == b[i] ? i : -1;
-    const int first = pair >= 0 && rank == a[pair], peer = pair < 0 ? -1 : first ? b[pair] : a[pair];
-    for (int r = -1; r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
-        PMPI_Barrier(comm);           /* the pairs start together */
-        const double t0 = PMPI_Wtime();
-        for (int i = 0; pair >= 0 && i < calls; i++) {
-            if (first) {
-                PMPI_Send(buf, (int)bytes, MPI_BYTE, peer, 0, comm);
-                PMPI_Recv(buf, (int)bytes, MPI_BYTE, peer, 0, comm, MPI_STATUS_IGNORE);
-            } else {
-                PMPI_Recv(buf, (int)bytes, MPI_BYTE, peer, 0, comm, MPI_STATUS_IGNORE);
-                PMPI_Send(buf, (int)bytes, MPI_BYTE, peer, 0, comm);
-            }
-        }
-        const double dt = (PMPI_Wtime() - t0) / calls / 2.0;
-        if (r < 0) { /* every pair takes the first pair's count of calls */
-            calls = dt > 0 && target / dt < 200000.0 ? (int)(target / dt / 2.0) + 1 : 100000;
-            PMPI_Bcast(&calls, 1, MPI_INT, a[0], comm);
-        } else {
-            t[r] = dt;
-        }
-    }
-    if (pair >= 0)
-        half = cs_cal_quantile(t, reps, 0.5);
-    free(buf);
-    PMPI_Allreduce(&half, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    return slowest;
-}
-
 double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target)
 {
-    return cs_cal_pingpong_pairs(comm, &a, &b, 1, bytes, reps, target);
+    int rank, calls = 1;
+    double t[CS_CAL_MAX_REPS], half = 0.0;
+    char *buf = malloc(bytes + 1);
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == a || rank == b) {
+        const int peer = rank == a ? b : a;
+        for (int r = -1; r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
+            PMPI_Sendrecv(NULL, 0, MPI_BYTE, peer, 1, NULL, 0, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
+            const double t0 = PMPI_Wtime();
+            for (int i = 0; i < calls; i++) {
+                if (rank == a) {
+                    PMPI_Send(buf, (int)bytes, MPI_BYTE, b, 0, comm);
+                    PMPI_Recv(buf, (int)bytes, MPI_BYTE, b, 0, comm, MPI_STATUS_IGNORE);
+                } else {
+                    PMPI_Recv(buf, (int)bytes, MPI_BYTE, a, 0, comm, MPI_STATUS_IGNORE);
+                    PMPI_Send(buf, (int)bytes, MPI_BYTE, a, 0, comm);
+                }
+            }
+            const double dt = (PMPI_Wtime() - t0) / calls / 2.0;
+            if (r < 0 && rank == a) { /* both sides take a's count of calls */
+                calls = dt > 0 && target / dt < 200000.0 ? (int)(target / dt / 2.0) + 1 : 100000;
+                PMPI_Send(&calls, 1, MPI_INT, b, 2, comm);
+            } else if (r < 0) {
+                PMPI_Recv(&calls, 1, MPI_INT, a, 2, comm, MPI_STATUS_IGNORE);
+            } else {
+                t[r] = dt;
+            }
+        }
+        half = cs_cal_quantile(t, reps, 0.5);
+    }
+    free(buf);
+    PMPI_Bcast(&half, 1, MPI_DOUBLE, a, comm);
+    return half;
 }
 
 #define CS_CAL_FAN_MAX 256

@@ -65,12 +65,6 @@ void cs_cal_paths_free(cs_cal_path *paths, int npaths);
  * median of reps (every rank of comm gets it). */
 double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target);
 
-/* The same between npairs pairs at once, a[i] with b[i] (each rank in one
- * pair at most), from a barrier: the slowest pair's median (every rank of
- * comm gets it). Pairs that share a link share its bytes. */
-double cs_cal_pingpong_pairs(MPI_Comm comm, const int *a, const int *b, int npairs, size_t bytes, int reps,
-                             double target);
-
 /* Half a k-message round trip of `bytes`-byte messages (the line
  * t = alpha + k o, model/fit.h): rank 0 of comm posts k sends to rank 1,
  * then k receives, and rank 1, once it has all k, returns them; rank 0's time
