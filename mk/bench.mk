@@ -4,7 +4,7 @@
 
 BENCH_REPS ?= 9
 
-.PHONY: bench-decide bench-reduce-paths bench-native-path
+.PHONY: bench-decide bench-reduce-paths bench-native-path check-openmpi-mirror
 
 $(B)/bench_decide: bench/bench_decide.c $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -Ibench -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
@@ -26,3 +26,10 @@ bench-reduce-paths: $(B)/bench_reduce_paths
 
 bench-native-path: $(LIB)
 	MPIEXEC="$(MPIEXEC)" MPICC="$(MPICC)" bench/run-native-path $(B)
+
+# make check-openmpi-mirror: the library's price under Open MPI names what Open MPI runs: each
+# call of bench/mirror_probe at a few (p, size) under gdb, against collshim-model --library with
+# library: openmpi (bench/run-openmpi-mirror; needs gdb and ptrace, so not a part of make check).
+check-openmpi-mirror: $(TOOLS)
+	MPICC=$(MPICC_OPENMPI) bench/run-openmpi-mirror $(B)
+
