@@ -939,17 +939,29 @@ static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
     return fclose(f) != 0 || rc != 0 ? -1 : 0;
 }
 
-/* The library priced (model.library): COLLSHIM_LIBRARY's, else the one
- * running (the scale lab names SMPI's selector, which no version says). */
-static int library_priced(void)
+/* The library priced (model.library): the file's (--verify), else COLLSHIM_LIBRARY's, else the
+ * one running (the scale lab names SMPI's selector, which no version says). 0, or -1 with *err. */
+static int library_priced(cs_config *cfg, cs_config_error *err)
 {
-    const char *named = getenv("COLLSHIM_LIBRARY");
-    const int library = named && *named ? cs_library_parse(named) : -1;
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
-    if (library > CS_LIBRARY_AUTO)
-        return library;
-    return PMPI_Get_library_version(version, &len) == MPI_SUCCESS ? (int)cs_library_detect(version) : CS_LIBRARY_MPICH;
+    if (cfg->model.library == CS_LIBRARY_AUTO && cs_config_env_apply_one(cfg, "COLLSHIM_LIBRARY", err) != 0)
+        return -1;
+    if (cfg->model.library == CS_LIBRARY_AUTO)
+        cfg->model.library = PMPI_Get_library_version(version, &len) == MPI_SUCCESS ? (int)cs_library_detect(version)
+                                                                                      : CS_LIBRARY_MPICH;
+    return 0;
+}
+
+/* A configuration that cannot be used (--verify's file, COLLSHIM_LIBRARY): said once, and the exit status. */
+static int config_failed(const cs_config_error *err)
+{
+    char text[512];
+    cs_config_error_format(err, text, sizeof text);
+    if (rank == 0)
+        fprintf(stderr, "collshim-calibrate: %s\n", text);
+    MPI_Finalize();
+    return CS_TOOL_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -992,16 +1004,11 @@ int main(int argc, char **argv)
     cs_config_defaults(&st.cfg);
     st.defaults = st.cfg.model;
     const double t0 = PMPI_Wtime();
+    cs_config_error err;
+    if ((o.verify && cs_config_load(o.verify, &st.cfg, &err) != 0) || library_priced(&st.cfg, &err) != 0)
+        return config_failed(&err);
+    st.defaults.library = st.cfg.model.library;
     if (o.verify) {
-        cs_config_error err;
-        if (cs_config_load(o.verify, &st.cfg, &err) != 0) {
-            char text[512];
-            cs_config_error_format(&err, text, sizeof text);
-            if (rank == 0)
-                fprintf(stderr, "collshim-calibrate: %s\n", text);
-            MPI_Finalize();
-            return CS_TOOL_EXIT_USAGE;
-        }
         if (rank == 0)
             printf("# verify %s: what collshim runs under it against the library, per cell\n", o.verify);
     } else if (fit_model(&o, &st.cfg.model) != 0) {
@@ -1010,9 +1017,6 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    if (st.cfg.model.library == CS_LIBRARY_AUTO)
-        st.cfg.model.library = library_priced();
-    st.defaults.library = st.cfg.model.library;
     static cs_hull_table hulls; /* as the shim: Bokhari's hulls on the model and the file */
     cs_hull_table_init(&hulls, &st.cfg.model, st.cfg.coll[CS_COLL_ALLTOALL].hull, st.cfg.coll[CS_COLL_ALLTOALL].nhulls);
     st.cfg.model.hulls = &hulls;

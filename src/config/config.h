@@ -87,6 +87,9 @@ int cs_config_load(const char *path, cs_config *cfg, cs_config_error *err);
 /* Apply the COLLSHIM_* environment variables over *cfg. 0, or -1 with *err. */
 int cs_config_apply_env(cs_config *cfg, cs_config_error *err);
 
+/* Apply one COLLSHIM_* variable over *cfg (nothing if unset or empty). 0 or -1. */
+int cs_config_env_apply_one(cs_config *cfg, const char *name, cs_config_error *err);
+
 /*
  * Everything MPI_Init needs: defaults, then COLLSHIM_CONFIG, then the
  * environment. On an error, *cfg is the defaults with every collective

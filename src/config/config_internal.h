@@ -47,7 +47,4 @@ int cs_cfg_parse_rank(const char *s, int *out, char *why, size_t n);
 void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt,
                   ...) __attribute__((format(printf, 5, 6)));
 
-/* Apply one COLLSHIM_* variable over *cfg (nothing if unset or empty). 0 or -1. */
-int cs_config_env_apply_one(cs_config *cfg, const char *name, cs_config_error *err);
-
 #endif

@@ -60,7 +60,6 @@
 #include "coll/coll.h"
 #include "coll/window/window.h"
 #include "config/config.h"
-#include "config/config_internal.h" /* cs_config_env_apply_one */
 #include "model/hull.h"
 #include "select/select.h"
 
