@@ -79,6 +79,11 @@ typedef struct cs_alg {
     const char *syntax;
     /* Fill the per-call parameters that were not given; NULL: none. */
     void (*tune)(const cs_model *model, const cs_problem *prob, cs_params *params);
+    /* Tune and price in one (NULL: tune, then cost), for rows whose price is
+     * dear: the price; or, where the row cannot be cheaper than stop, a
+     * price at or above stop (the parameters then any); -1 where it did not
+     * price (parameters given: cost prices them). */
+    double (*tune_priced)(const cs_model *model, const cs_problem *prob, cs_params *params, double stop);
     /* The closed-form cost in seconds; NULL for native (unknown to the model). */
     double (*cost)(const cs_model *model, const cs_problem *prob, const cs_params *params);
     /* The schedule of one rank; NULL for native. Returns an MPI error code. */

@@ -70,11 +70,18 @@ const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob)
     return cs_select_restriction_given(alg, prob, NULL);
 }
 
-/* Tune the parameters of alg for prob and price it. */
-static double cs_select_price(const cs_model *model, const cs_alg *alg, const cs_problem *prob, cs_params *params)
+/* Tune the parameters of alg for prob and price it; stop: a price to beat
+ * (a row that cannot may say so with any price at or above it). */
+static double cs_select_price(const cs_model *model, const cs_alg *alg, const cs_problem *prob, cs_params *params,
+                              double stop)
 {
-    if (alg->tune)
+    if (alg->tune_priced) {
+        const double t = alg->tune_priced(model, prob, params, stop);
+        if (t >= 0)
+            return t;
+    } else if (alg->tune) {
         alg->tune(model, prob, params);
+    }
     return alg->cost(model, prob, params);
 }
 
@@ -90,7 +97,7 @@ static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_
         if (!table[i]->cost || cs_select_restriction(table[i], prob))
             continue;
         cs_params_init(&params);
-        double t = cs_select_price(model, table[i], prob, &params);
+        double t = cs_select_price(model, table[i], prob, &params, *best_cost);
         if (t < *best_cost) {
             *best_cost = t;
             *best_params = params;
@@ -302,7 +309,7 @@ static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, co
         return 1;
     }
     d->params = rule->params;
-    d->predicted = cs_select_price(&cfg->model, rule->alg, prob, &d->params);
+    d->predicted = cs_select_price(&cfg->model, rule->alg, prob, &d->params, INFINITY);
     cs_decide(d, rule->alg, "rule");
     return 1;
 }
@@ -347,13 +354,13 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         const char *no = cs_select_restriction_given(cc->alg, prob, &cc->params);
         if (!no) {
             d->params = cc->params;
-            d->predicted = cs_select_price(&cfg->model, cc->alg, prob, &d->params);
+            d->predicted = cs_select_price(&cfg->model, cc->alg, prob, &d->params, INFINITY);
             return cs_decide(d, cc->alg, cs_select_forced_reason(cc));
         }
         d->passed = cc->alg;
         d->declined = no;
         if (cc->alg->instead && !cs_select_restriction(cc->alg->instead, prob)) {
-            d->predicted = cs_select_price(&cfg->model, cc->alg->instead, prob, &d->params);
+            d->predicted = cs_select_price(&cfg->model, cc->alg->instead, prob, &d->params, INFINITY);
             return cs_decide(d, cc->alg->instead, "in place of the forced algorithm");
         }
     }

@@ -153,13 +153,112 @@ START_TEST(test_reduce_price_large)
                 const double c = cs_sched_price_total(&s);
                 slowest = c > slowest ? c : slowest;
             }
-            const double priced = cs_red_reduce_cost(&model, &prob, &plan, k);
+            const double priced = cs_red_reduce_cost(&model, &prob, &plan, k, INFINITY);
             ck_assert_msg(priced > 0 && priced < 1.0, "p=%d root=%d k=%d: %g", p, root, k, priced);
             if (p <= 1000)
                 ck_assert_msg(priced == slowest, "p=%d root=%d k=%d: priced %.17g, slowest rank %.17g", p, root, k,
                               priced, slowest);
         }
     cs_sched_free(&s);
+}
+END_TEST
+
+/* cs_tree_receives in one descent says what cs_tree_step says over every
+ * round, for every tree size up to 200, root and member. */
+START_TEST(test_tree_receives)
+{
+    for (int n = 1; n <= 200; n++)
+        for (int to = 0; to < n; to++)
+            for (int me = 0; me < n; me++) {
+                int receives = 0, sends = 0, peer, got_sends;
+                for (int t = 0; t < ceil_log2(n); t++) {
+                    const cs_tree_act act = cs_tree_step(n, to, me, t, &peer);
+                    sends += act == CS_TREE_SEND;
+                    receives += act == CS_TREE_RECV_LEFT || act == CS_TREE_RECV_RIGHT;
+                }
+                const int got = cs_tree_receives(n, to, me, &got_sends);
+                if (got != receives || got_sends != sends) /* (an assertion per member: a write each) */
+                    ck_abort_msg("n=%d to=%d me=%d: %d, %d receives; %d, %d sends", n, to, me, got, receives,
+                                 got_sends, sends);
+            }
+}
+END_TEST
+
+/* The k of least price and the first of equals, by every k priced in full
+ * (and every rmax for the rings), for the rows over p not a power of two. */
+static void exhaustive(const cs_model *model, const cs_problem *prob, int rmax, cs_params *out, double *price)
+{
+    *price = INFINITY;
+    for (int r = rmax < 0 ? -1 : 3; r <= (rmax < 0 ? -1 : 7); r += rmax < 0 ? 1 : 2) {
+        cs_plan plan;
+        cs_plan_make(prob->p, r, &plan);
+        for (int k = 0; k <= plan.nstages; k++) {
+            cs_params params;
+            cs_params_init(&params);
+            params.rmax = r;
+            params.k = k;
+            const double t = cs_red_cost(model, prob, &params);
+            if (t < *price) {
+                *price = t;
+                *out = params;
+            }
+        }
+    }
+}
+
+/* Tuning prices the k's from the lowest floor (the root's price) up,
+ * prunes a k once one rank reaches the best price, and stops at the first
+ * floor above it: the same parameters and price as pricing every k. Given a
+ * price to beat it is exact below it and says "not below" otherwise. */
+START_TEST(test_tune_as_exhaustive)
+{
+    static const int ps[] = {6, 12, 15, 21, 35, 96, 105, 131, 385, 1000};
+    static const cs_model models[] = {
+        {.alpha = 1e-6, .beta = 1e-9, .gamma = 1e-9, .rho = 1e-10},
+        {.alpha = 2e-6, .beta = 1e-10, .gamma = 5e-10, .rho = 2e-10, .overhead = 2e-7},
+        {.alpha = 1e-9, .beta = 1e-8, .gamma = 1e-9, .rho = 1e-9},
+    };
+    static const size_t counts[] = {1, 5, 96, 1001, 65536, 3000017};
+    const int p = ps[_i];
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            for (int root = 0; root < p; root += p / 3 + 1)
+                for (cs_coll coll = CS_COLL_ALLREDUCE; coll <= CS_COLL_REDUCE; coll++) {
+                    const cs_problem prob = {.coll = coll, .p = p, .count = counts[c], .elem = 4,
+                                             .bytes = 4 * counts[c], .root = coll == CS_COLL_REDUCE ? root : 0,
+                                             .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
+                    static const char *const names[] = {"elimination", "ring"};
+                    for (int i = 0; i < 2; i++) {
+                        const cs_alg *alg = row(coll, names[i]);
+                        if (i == 1 && p % 3 && p % 5 && p % 7)
+                            continue;
+                        cs_params tuned, best;
+                        double want;
+                        cs_params_init(&tuned);
+                        alg->tune(&models[m], &prob, &tuned);
+                        const double got = alg->cost(&models[m], &prob, &tuned);
+                        exhaustive(&models[m], &prob, i == 0 ? -1 : 0, &best, &want);
+                        ck_assert_msg(got == want && tuned.k == best.k && (i == 0 || tuned.rmax == best.rmax),
+                                      "p=%d %s %s count=%zu root=%d model %zu: tuned k=%d rmax=%d %.17g, "
+                                      "every k: k=%d rmax=%d %.17g",
+                                      p, cs_coll_name(coll), names[i], counts[c], root, m, tuned.k, tuned.rmax, got,
+                                      best.k, best.rmax, want);
+                        /* with a price to beat (select's cheapest so far): exact below it, else at least it */
+                        static const double beats[] = {0.9, 1.0, 1.1};
+                        for (int b = 0; b < 3; b++) {
+                            cs_params pruned;
+                            cs_params_init(&pruned);
+                            const double stop = want * beats[b], t = alg->tune_priced(&models[m], &prob, &pruned, stop);
+                            if (want < stop)
+                                ck_assert_msg(t == want && pruned.k == best.k && pruned.rmax == tuned.rmax,
+                                              "p=%d %s %s count=%zu: below %g, %.17g k=%d; every k %.17g k=%d", p,
+                                              cs_coll_name(coll), names[i], counts[c], stop, t, pruned.k, want, best.k);
+                            else
+                                ck_assert_msg(t >= stop, "p=%d %s %s count=%zu: %.17g under stop %.17g (price %.17g)",
+                                              p, cs_coll_name(coll), names[i], counts[c], t, stop, want);
+                        }
+                    }
+                }
 }
 END_TEST
 
@@ -171,6 +270,8 @@ Suite *make_reduction_suite(void)
     tcase_add_loop_test(tc, test_latency_rounds, 3, 129);
     tcase_add_loop_test(tc, test_bandwidth_volume, 3, 129);
     tcase_add_loop_test(tc, test_reduce_price_large, 0, 5);
+    tcase_add_test(tc, test_tree_receives);
+    tcase_add_loop_test(tc, test_tune_as_exhaustive, 0, 10);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -33,7 +33,7 @@
 
 static void cs_reduce_butterfly_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    cs_red_tune(cs_red_cost_pow2, model, prob, params, 1);
+    cs_red_tune(cs_red_cost_pow2_within, NULL, model, prob, params, 1, INFINITY);
 }
 
 const cs_alg cs_reduce_butterfly = {

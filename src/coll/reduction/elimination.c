@@ -30,16 +30,23 @@
 #include "coll/params.h"
 #include "coll/reduction/engine.h"
 
-static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
+static double cs_elimination_tune_priced(const cs_model *model, const cs_problem *prob, cs_params *params,
+                                         double stop)
 {
     params->rmax = -1; /* no rings */
-    cs_red_tune(cs_red_cost, model, prob, params, 0);
+    return cs_red_tune(cs_red_cost_within, cs_red_cost_floor, model, prob, params, 0, stop);
+}
+
+static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
+{
+    cs_elimination_tune_priced(model, prob, params, INFINITY);
 }
 
 #define CS_ELIMINATION_ROW(collective, what)                                                                    \
     {                                                                                                          \
         .name = "elimination", .description = what, .coll = collective,                                       \
         .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG, .parse = cs_params_parse_bk, .tune = cs_elimination_tune,     \
+        .tune_priced = cs_elimination_tune_priced,                                                            \
         .syntax = CS_PARAMS_SYNTAX_BK,                                                                        \
         .cost = cs_red_cost, .build = cs_red_build, .format = cs_params_format_bk, .describe = cs_red_describe,    \
     }

@@ -17,6 +17,8 @@
 #ifndef CS_ENGINE_H
 #define CS_ENGINE_H
 
+#include <math.h>
+
 #include "coll/coll.h"
 #include "coll/reduction/plan.h"
 
@@ -56,8 +58,12 @@ void cs_red_gather_phase(cs_red *r, int root);
 /* Reduce's cost: the slowest of the ranks that can be slowest (the root,
  * a rank that leaves the root's path at each level, one member of the
  * root's elimination per schedule shape), each priced by building its
- * schedule in pricing mode. */
-double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k);
+ * schedule in pricing mode. Once one of them reaches stop the rest are not
+ * priced: the price returned is then at least stop, not exact (tuning's
+ * pruning; INFINITY for the exact price). */
+double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k, double stop);
+/* The root's alone: one of those ranks, so a floor of the price. */
+double cs_red_reduce_root_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k);
 
 /* The closed-form cost of the reduction phase and allgather for a plan of
  * the rows over any p (see price.c for the formula). */
@@ -70,19 +76,35 @@ double cs_red_allreduce_cost(const cs_model *model, const cs_problem *prob, cons
 double cs_red_cost(const cs_model *model, const cs_problem *prob, const cs_params *params);
 int cs_red_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
 double cs_red_cost_pow2(const cs_model *model, const cs_problem *prob, const cs_params *params);
+
+/* The same prices for tuning: a price at or above stop where the exact one
+ * is sure to reach it (cs_red_reduce_cost). */
+typedef double cs_red_pricing(const cs_model *model, const cs_problem *prob, const cs_params *params, double stop);
+cs_red_pricing cs_red_cost_within, cs_red_cost_pow2_within;
+/* A floor of cs_red_cost_within's price, much cheaper where that one is
+ * dear: reduce's root alone (one build); 0 for allreduce (a closed form). */
+typedef double cs_red_floor(const cs_model *model, const cs_problem *prob, const cs_params *params);
+cs_red_floor cs_red_cost_floor;
 int cs_red_build_pow2(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
 
 /* The plan of a row in words, for the log (cs_alg.describe). */
 int cs_red_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size);
 
 /* Tuning: a forced k stays (capped), a threshold b splits the stages whose
- * block is larger than b, else the k of least cost. keep_one (the butterfly
- * rows): no more splits than leave every rank an element. */
-void cs_red_tune(double (*cost)(const cs_model *, const cs_problem *, const cs_params *), const cs_model *model,
-                 const cs_problem *prob, cs_params *params, int keep_one);
-/* The same, and the cheapest rmax of 3, 5, 7 unless given. */
-void cs_red_tune_rings(double (*cost)(const cs_model *, const cs_problem *, const cs_params *), const cs_model *model,
-                       const cs_problem *prob, cs_params *params);
+ * block is larger than b, else the k of least cost (the first of equals).
+ * keep_one (the butterfly rows): no more splits than leave every rank an
+ * element. Returns the price of the k it searched for, -1 where k was
+ * given or set by b (not priced); stop: a price to beat (k's that reach it
+ * are not priced in full; where none beats it the price returned is at
+ * least stop and k any). lower (or NULL): a cheap floor of cost, so that
+ * the k's are priced from the lowest floor up and the search ends at the
+ * first floor above the best price (branch and bound: the same k). */
+double cs_red_tune(cs_red_pricing *cost, cs_red_floor *lower, const cs_model *model, const cs_problem *prob,
+                   cs_params *params, int keep_one, double stop);
+/* The same, and the cheapest rmax of 3, 5, 7 unless given: the price (or
+ * at least stop), -1 where k and rmax were given. */
+double cs_red_tune_rings(cs_red_pricing *cost, const cs_model *model, const cs_problem *prob, cs_params *params,
+                         double stop);
 
 /* ---- shared by the engine's files ---- */
 

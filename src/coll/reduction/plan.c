@@ -71,19 +71,28 @@ int cs_elim_member(const cs_elim *el, int unit, int upper)
  * member next to the cut); in round L-1 that member sends its run to `to`.
  * The half of `to` is the smaller of the prefix and the suffix that hold it
  * (at least hi - lo - H members), so that `to`, which also copies the
- * result out, receives in as few rounds as it can.
+ * result out, receives in as few rounds as it can. cs_tree_cut: where the
+ * run is cut, and `from`, the other half's member that sends.
  */
+static void cs_tree_cut(int lo, int hi, int to, int *cut, int *from, int *low_half)
+{
+    const int L = cs_ceil_log2(hi - lo), H = 1 << (L - 1);
+    const int pre = (to + 1 > hi - H ? to + 1 : hi - H) - lo; /* prefix [lo, lo + pre) */
+    const int suf = hi - (to < lo + H ? to : lo + H);         /* suffix [hi - suf, hi) */
+    *low_half = pre < hi - lo && (pre <= suf || suf >= hi - lo);
+    *cut = *low_half ? lo + pre : hi - suf;
+    *from = *low_half ? *cut : *cut - 1;
+}
+
 cs_tree_act cs_tree_step(int n, int to, int me, int t, int *peer)
 {
     int lo = 0, hi = n;
     while (hi - lo > 1) {
-        const int L = cs_ceil_log2(hi - lo), H = 1 << (L - 1);
+        const int L = cs_ceil_log2(hi - lo);
         if (t > L - 1)
-            return CS_TREE_IDLE;                                  /* this run was complete before round t */
-        const int pre = (to + 1 > hi - H ? to + 1 : hi - H) - lo; /* prefix [lo, lo + pre) */
-        const int suf = hi - (to < lo + H ? to : lo + H);         /* suffix [hi - suf, hi) */
-        const int low_half = pre < hi - lo && (pre <= suf || suf >= hi - lo);
-        const int cut = low_half ? lo + pre : hi - suf, from = low_half ? cut : cut - 1;
+            return CS_TREE_IDLE; /* this run was complete before round t */
+        int cut, from, low_half;
+        cs_tree_cut(lo, hi, to, &cut, &from, &low_half);
         if (t == L - 1) {
             *peer = me == to ? from : to;
             if (me == to)
@@ -96,4 +105,23 @@ cs_tree_act cs_tree_step(int n, int to, int me, int t, int *peer)
         hi = me < cut ? cut : hi;
     }
     return CS_TREE_IDLE;
+}
+
+/* Each run holding me is one round (its last) of me's: a receive where me
+ * is the run's `to`, its send where me is `from`. */
+int cs_tree_receives(int n, int to, int me, int *sends)
+{
+    int lo = 0, hi = n, receives = 0;
+    *sends = 0;
+    while (hi - lo > 1) {
+        int cut, from, low_half;
+        cs_tree_cut(lo, hi, to, &cut, &from, &low_half);
+        receives += me == to;
+        *sends += me == from;
+        if ((me < cut) != (to < cut))
+            to = from;
+        lo = me < cut ? lo : cut;
+        hi = me < cut ? cut : hi;
+    }
+    return receives;
 }

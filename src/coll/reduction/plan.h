@@ -104,5 +104,8 @@ typedef enum cs_tree_act {
     CS_TREE_SEND        /* send all I hold to *peer; done */
 } cs_tree_act;
 cs_tree_act cs_tree_step(int n, int to, int me, int t, int *peer);
+/* How many times `me` receives in that tree (*sends: 1 if it sends, else
+ * 0), in O(log n): what cs_tree_step says over every round. */
+int cs_tree_receives(int n, int to, int me, int *sends);
 
 #endif

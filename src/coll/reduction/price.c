@@ -134,8 +134,8 @@ static double cs_red_reduce_cost_pow2(const cs_model *mo, const cs_problem *prob
 }
 
 /* Every input is rank-invariant: every rank gets the same k. */
-void cs_red_tune(double (*cost)(const cs_model *, const cs_problem *, const cs_params *), const cs_model *model,
-                 const cs_problem *prob, cs_params *params, int keep_one)
+double cs_red_tune(cs_red_pricing *cost, cs_red_floor *lower, const cs_model *model, const cs_problem *prob,
+                   cs_params *params, int keep_one, double stop)
 {
     cs_plan plan;
     cs_plan_make(prob->p, params->rmax, &plan);
@@ -145,7 +145,7 @@ void cs_red_tune(double (*cost)(const cs_model *, const cs_problem *, const cs_p
     if (params->k >= 0) {
         if (params->k > kmax)
             params->k = kmax;
-        return;
+        return -1.0; /* not priced: a later call's decision tunes too */
     }
     if (params->b >= 0) {
         double m = (double)prob->bytes;
@@ -156,30 +156,43 @@ void cs_red_tune(double (*cost)(const cs_model *, const cs_problem *, const cs_p
                 m /= l->kind == CS_LEVEL_RING ? l->f : 2;
         }
         params->k = k;
-        return;
+        return -1.0;
     }
-    double best = -1.0;
-    int best_k = 0;
+    /* the k's by floor, then k: the first of equal prices is the least k */
+    double lowest[CS_MAX_STAGES + 1];
+    int order[CS_MAX_STAGES + 1];
     for (int k = 0; k <= kmax; k++) {
         params->k = k;
-        double t = cost(model, prob, params);
-        if (best < 0 || t < best) {
+        lowest[k] = lower ? lower(model, prob, params) : 0.0;
+        int i = k;
+        for (; i > 0 && lowest[order[i - 1]] > lowest[k]; i--)
+            order[i] = order[i - 1];
+        order[i] = k;
+    }
+    double best = INFINITY;
+    int best_k = 0;
+    for (int i = 0; i <= kmax; i++) {
+        const int k = order[i];
+        if (lowest[k] > best || lowest[k] >= stop)
+            break; /* neither this k nor any after it can be cheaper */
+        params->k = k;
+        const double t = cost(model, prob, params, best < stop ? best : stop);
+        if (i == 0 || t < best || (t == best && k < best_k)) {
             best = t;
             best_k = k;
         }
     }
     params->k = best_k;
+    return best;
 }
 
-void cs_red_tune_rings(double (*cost)(const cs_model *, const cs_problem *, const cs_params *), const cs_model *model,
-                       const cs_problem *prob, cs_params *params)
+double cs_red_tune_rings(cs_red_pricing *cost, const cs_model *model, const cs_problem *prob, cs_params *params,
+                         double stop)
 {
-    if (params->rmax >= 3) {
-        cs_red_tune(cost, model, prob, params, 0);
-        return;
-    }
+    if (params->rmax >= 3)
+        return cs_red_tune(cost, cs_red_cost_floor, model, prob, params, 0, stop);
     cs_params best = *params;
-    double best_cost = -1.0;
+    double best_cost = INFINITY;
     cs_plan last = {.nlevels = -1};
     for (int rmax = 3; rmax <= 7; rmax += 2) {
         cs_plan plan;
@@ -189,14 +202,17 @@ void cs_red_tune_rings(double (*cost)(const cs_model *, const cs_problem *, cons
         last = plan;
         cs_params trial = *params;
         trial.rmax = rmax;
-        cs_red_tune(cost, model, prob, &trial, 0);
-        const double t = cost(model, prob, &trial);
-        if (best_cost < 0 || t < best_cost) {
+        const double beat = best_cost < stop ? best_cost : stop; /* a price at or above it: no better */
+        double t = cs_red_tune(cost, cs_red_cost_floor, model, prob, &trial, 0, beat);
+        if (t < 0)
+            t = cost(model, prob, &trial, beat);
+        if (rmax == 3 || t < best_cost) {
             best_cost = t;
             best = trial;
         }
     }
     *params = best;
+    return best_cost;
 }
 
 /* "butterfly x2 split, ring 3 whole, elimination 5 whole": each level in
@@ -226,20 +242,40 @@ int cs_red_describe(const cs_problem *prob, const cs_params *params, char *buf, 
     return n;
 }
 
-double cs_red_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
+double cs_red_cost_within(const cs_model *model, const cs_problem *prob, const cs_params *params, double stop)
 {
     cs_plan plan;
     cs_plan_make(prob->p, params->rmax, &plan);
     const cs_model pairwise = cs_model_pairwise(model); /* the slowest rank's rounds, as pairwise ones */
-    return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost(model, prob, &plan, params->k)
+    return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost(model, prob, &plan, params->k, stop)
                                         : cs_red_allreduce_cost(&pairwise, prob, &plan, params->k);
+}
+
+double cs_red_cost_floor(const cs_model *model, const cs_problem *prob, const cs_params *params)
+{
+    if (prob->coll != CS_COLL_REDUCE)
+        return 0.0;
+    cs_plan plan;
+    cs_plan_make(prob->p, params->rmax, &plan);
+    return cs_red_reduce_root_cost(model, prob, &plan, params->k);
+}
+
+double cs_red_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
+{
+    return cs_red_cost_within(model, prob, params, INFINITY);
+}
+
+double cs_red_cost_pow2_within(const cs_model *model, const cs_problem *prob, const cs_params *params, double stop)
+{
+    (void)stop; /* closed forms: as cheap exact */
+    const cs_model pairwise = cs_model_pairwise(model);
+    return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost_pow2(model, prob, params->k)
+                                        : cs_red_allreduce_cost_pow2(&pairwise, prob, params->k);
 }
 
 double cs_red_cost_pow2(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const cs_model pairwise = cs_model_pairwise(model);
-    return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost_pow2(model, prob, params->k)
-                                        : cs_red_allreduce_cost_pow2(&pairwise, prob, params->k);
+    return cs_red_cost_pow2_within(model, prob, params, INFINITY);
 }
 
 static int cs_red_run(const cs_problem *prob, const cs_plan *plan, int k, int rank, int in_recv, cs_sched *s)

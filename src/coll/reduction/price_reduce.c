@@ -47,6 +47,7 @@ typedef struct cs_red_reps {
     cs_level level[CS_MAX_LEVELS];
     int start[CS_RED_REPS_K + 1]; /* k's ranks: rank[start[k] .. end[k]); start[k] < 0: not found yet */
     int end[CS_RED_REPS_K + 1];
+    int slowest[CS_RED_REPS_K + 1]; /* the index of k's slowest rank last time: priced first */
     int n, cap;
     int *rank;
 } cs_red_reps;
@@ -62,7 +63,7 @@ typedef struct cs_red_pricer {
     int k;
     cs_red_reps *reps; /* collecting the ranks (after reps->n) instead of pricing them */
     cs_sched s;
-    double worst;
+    double worst, stop; /* worst reaching stop: the rest need not be priced */
 } cs_red_pricer;
 
 static void cs_red_price_rank(cs_red_pricer *pr, int rank)
@@ -81,6 +82,8 @@ static void cs_red_price_rank(cs_red_pricer *pr, int rank)
         r->n++; /* past cap: the list is not kept */
         return;
     }
+    if (pr->worst >= pr->stop)
+        return;
     cs_red r;
     cs_sched_price_start(&pr->s, pr->model);
     cs_red_reduce_phase(&r, pr->prob, pr->plan, pr->k, rank, 0, &pr->s);
@@ -125,22 +128,47 @@ static void cs_red_price_elim(cs_red_pricer *pr, const cs_level *l)
 }
 
 /* A whole level, one way (cs_tree_step): its members differ only in how
- * many times they receive and whether they send; one of each kind. */
+ * many times they receive and whether they send; one of each kind. Which
+ * members those are depends on the level's size and the root's digit
+ * alone, not on k or the plan around it: found by a walk of the f members
+ * once and kept for the next calls (the last few (f, digit); a lock of its
+ * own, as cs_red_collect also runs outside the kept ranks' lock). */
+enum { CS_RED_TREES_KEPT = 8, CS_RED_TREE_KINDS = 64 }; /* kind: 2 receives + sends, receives < 31 */
+typedef struct cs_red_tree_reps {
+    int f, to, n;
+    int v[CS_RED_TREE_KINDS];
+} cs_red_tree_reps;
+
+static cs_red_tree_reps cs_red_trees[CS_RED_TREES_KEPT];
+static int cs_red_trees_next;
+static pthread_mutex_t cs_red_trees_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void cs_red_price_tree(cs_red_pricer *pr, const cs_level *l)
 {
-    const int root = pr->prob->root, to = cs_level_digit(l, root), rounds = cs_ceil_log2(l->f);
-    unsigned long long seen = 0; /* bit 2 * receives + sends */
-    for (int v = 0; v < l->f; v++) {
-        int kind = 0, peer;
-        for (int t = 0; t < rounds; t++) {
-            const cs_tree_act act = cs_tree_step(l->f, to, v, t, &peer);
-            kind += act == CS_TREE_SEND ? 1 : act != CS_TREE_IDLE ? 2 : 0;
+    const int root = pr->prob->root, to = cs_level_digit(l, root);
+    cs_red_tree_reps found = {.f = l->f, .to = to, .n = 0};
+    pthread_mutex_lock(&cs_red_trees_lock);
+    int i = 0;
+    while (i < CS_RED_TREES_KEPT && !(cs_red_trees[i].f == l->f && cs_red_trees[i].to == to && cs_red_trees[i].n))
+        i++;
+    if (i < CS_RED_TREES_KEPT) {
+        found = cs_red_trees[i];
+    } else {
+        unsigned long long seen = 0; /* bit 2 * receives + sends */
+        for (int v = 0; v < l->f; v++) {
+            int sends;
+            const int kind = 2 * cs_tree_receives(l->f, to, v, &sends) + sends;
+            if (v != to && !((seen >> kind) & 1)) {
+                seen |= 1ull << kind;
+                found.v[found.n++] = v;
+            }
         }
-        if (v != to && !((seen >> kind) & 1)) {
-            seen |= 1ull << kind;
-            cs_red_price_rank(pr, cs_level_member(l, root, v));
-        }
+        cs_red_trees[cs_red_trees_next] = found;
+        cs_red_trees_next = (cs_red_trees_next + 1) % CS_RED_TREES_KEPT;
     }
+    pthread_mutex_unlock(&cs_red_trees_lock);
+    for (int j = 0; j < found.n; j++)
+        cs_red_price_rank(pr, cs_level_member(l, root, found.v[j]));
 }
 
 /* Every rank that can be slowest, priced (or collected). */
@@ -183,9 +211,17 @@ static cs_red_reps *cs_red_reps_of(int root, const cs_plan *plan)
     return r;
 }
 
-double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
+double cs_red_reduce_root_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
-    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k};
+    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = INFINITY};
+    cs_sched_init(&pr.s);
+    cs_red_price_rank(&pr, prob->root);
+    return pr.worst;
+}
+
+double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k, double stop)
+{
+    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = stop};
     cs_sched_init(&pr.s);
     const double per_byte = model->beta + model->gamma + model->rho;
     if (prob->p <= CS_RED_PRICE_ALL && k > 0 && prob->count < (size_t)prob->p &&
@@ -215,9 +251,19 @@ double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const c
         }
         reps->start[k] = first;
         reps->end[k] = reps->n;
+        reps->slowest[k] = first;
     }
-    for (int i = reps->start[k]; i < reps->end[k]; i++)
-        cs_red_price_rank(&pr, reps->rank[i]);
+    /* the rank that was slowest at the last size first: at the next size it
+     * is likely to be again, and to reach stop alone */
+    const int lead = reps->slowest[k];
+    cs_red_price_rank(&pr, reps->rank[lead]);
+    for (int i = reps->start[k]; i < reps->end[k]; i++) {
+        const double before = pr.worst;
+        if (i != lead)
+            cs_red_price_rank(&pr, reps->rank[i]);
+        if (pr.worst > before)
+            reps->slowest[k] = i;
+    }
     pthread_mutex_unlock(&cs_red_kept_lock);
     return pr.worst;
 }

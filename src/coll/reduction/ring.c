@@ -24,9 +24,14 @@
 #include "coll/params.h"
 #include "coll/reduction/engine.h"
 
+static double cs_ring_tune_priced(const cs_model *model, const cs_problem *prob, cs_params *params, double stop)
+{
+    return cs_red_tune_rings(cs_red_cost_within, model, prob, params, stop);
+}
+
 static void cs_ring_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    cs_red_tune_rings(cs_red_cost, model, prob, params);
+    cs_ring_tune_priced(model, prob, params, INFINITY);
 }
 
 #define CS_RING_ROW(collective, what)                                                                          \
@@ -34,7 +39,8 @@ static void cs_ring_tune(const cs_model *model, const cs_problem *prob, cs_param
         .name = "ring", .description = what, .coll = collective,                                              \
         .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG, .parse = cs_params_parse_bkr,            \
         .syntax = CS_PARAMS_SYNTAX_BKR,                                                                       \
-        .tune = cs_ring_tune, .cost = cs_red_cost, .build = cs_red_build, .format = cs_params_format_bkr,        \
+        .tune = cs_ring_tune, .tune_priced = cs_ring_tune_priced, .cost = cs_red_cost, .build = cs_red_build,    \
+        .format = cs_params_format_bkr,                                                                        \
         .describe = cs_red_describe,                                                                           \
     }
 
