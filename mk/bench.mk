@@ -30,6 +30,16 @@ bench-native-path: $(LIB)
 # make check-openmpi-mirror: the library's price under Open MPI names what Open MPI runs: each
 # call of bench/mirror_probe at a few (p, size) under gdb, against collshim-model --library with
 # library: openmpi (bench/run-openmpi-mirror; needs gdb and ptrace, so not a part of make check).
+# Then each algorithm of coll/tuned forced as a user forces it (its MCA parameters, which the
+# shim reads through MPI_T and collshim-model from the environment): alltoall 1-4 (5, two_proc,
+# fails in Open MPI itself at p != 2), allreduce 1-6, reduce 1-7, at six points each.
 check-openmpi-mirror: $(TOOLS)
 	MPICC=$(MPICC_OPENMPI) bench/run-openmpi-mirror $(B)
+	@for k in 1 2 3 4 5 6 7; do \
+	    echo "forced: alltoall $$(( (k - 1) % 4 + 1 )), allreduce $$(( (k - 1) % 6 + 1 )), reduce $$k"; \
+	    OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_alltoall_algorithm=$$(( (k - 1) % 4 + 1 )) \
+	    OMPI_MCA_coll_tuned_allreduce_algorithm=$$(( (k - 1) % 6 + 1 )) OMPI_MCA_coll_tuned_reduce_algorithm=$$k \
+	    POINTS="2:8 5:104 8:20000 13:10000 16:3000 40:312" MPICC=$(MPICC_OPENMPI) bench/run-openmpi-mirror $(B) \
+	        || exit 1; \
+	done
 

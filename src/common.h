@@ -109,6 +109,11 @@ typedef struct cs_model {
     /* The library priced (cs_library); CS_LIBRARY_AUTO prices MPICH until
      * the shim has asked the library what it is. */
     int library;
+    /* Open MPI's coll/tuned algorithm the user forced per collective
+     * (coll_tuned_use_dynamic_rules and coll_tuned_<coll>_algorithm, its
+     * numbers), 0: its fixed decisions. Priced under library openmpi only;
+     * the shim reads them through MPI_T at start (shim/init.c). */
+    unsigned char library_forced[CS_COLL_LAST];
     /* Bokhari's hulls under this model, built once with the configuration
      * (model/hull.h); NULL: computed when asked. */
     const struct cs_hull_table *hulls;

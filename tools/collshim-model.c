@@ -65,7 +65,9 @@ static void cs_usage(FILE *f)
                "  --domain COLL:ALG  the p from 2 to P (at most 4096) where the row's restrictions on p hold\n"
                "  --library COLL   the MPI library's default for COLL (allreduce, reduce, alltoall) per size:\n"
                "                   its price under the model and its name (model.library's choice; doubles,\n"
-               "                   a sum; alltoall: bytes per destination)\n"
+               "                   a sum; alltoall: bytes per destination); under library openmpi, the\n"
+               "                   algorithm OMPI_MCA_coll_tuned_COLL_algorithm forces where\n"
+               "                   OMPI_MCA_coll_tuned_use_dynamic_rules is set, as Open MPI runs it\n"
                "  -h, --help       this text\n" CS_TOOL_EXIT_STATUS);
 }
 
@@ -241,9 +243,28 @@ static int cs_print_spr_plan(const char *arg)
     return 0;
 }
 
-/* The library's default for coll at p per size: its price and its name. */
-static int cs_print_library(const char *coll_name, int p, const cs_model *model, const size_t *sizes, int nsizes)
+/* Open MPI's algorithms forced in the environment, as mpirun --mca passes
+ * them (the shim reads them through MPI_T, parameter files included):
+ * OMPI_MCA_coll_tuned_use_dynamic_rules and _<coll>_algorithm, numbers. */
+static void cs_forced_from_env(cs_model *model)
 {
+    const char *dynamic = getenv("OMPI_MCA_coll_tuned_use_dynamic_rules");
+    if (model->library != CS_LIBRARY_OPENMPI || !dynamic || !(atoi(dynamic) || !strcmp(dynamic, "true")))
+        return;
+    for (int c = 0; c < CS_COLL_LAST; c++) {
+        char name[64];
+        snprintf(name, sizeof name, "OMPI_MCA_coll_tuned_%s_algorithm", cs_coll_name((cs_coll)c));
+        const char *alg = getenv(name);
+        const int n = alg ? atoi(alg) : 0;
+        if (n > 0 && n < 256)
+            model->library_forced[c] = (unsigned char)n;
+    }
+}
+
+/* The library's default for coll at p per size: its price and its name. */
+static int cs_print_library(const char *coll_name, int p, cs_model *model, const size_t *sizes, int nsizes)
+{
+    cs_forced_from_env(model);
     int coll = 0;
     while (coll < CS_COLL_COUNT && strcmp(cs_coll_name((cs_coll)coll), coll_name))
         coll++;

@@ -52,6 +52,7 @@ static struct {
     int rank;
     const char *source; /* the configuration file, for the summary header */
     int library;        /* the library priced (model.library), for the summary header */
+    unsigned char forced[CS_COLL_LAST]; /* the library's algorithms the user forced (model.library_forced) */
     pthread_mutex_t lock; /* the tallies, under MPI_THREAD_MULTIPLE */
     cs_log_tally tally[CS_COLL_COUNT][CS_LOG_ALGS][CS_LOG_BINS][CS_LOG_WHYS];
 } cs_log = {.level = CS_LOG_OFF, .lock = PTHREAD_MUTEX_INITIALIZER};
@@ -102,6 +103,7 @@ void cs_log_open(const cs_config *cfg, int world_rank, int world_size)
     cs_log.rank = world_rank;
     cs_log.source = cfg->source;
     cs_log.library = cfg->model.library;
+    memcpy(cs_log.forced, cfg->model.library_forced, sizeof cs_log.forced);
     cs_log.level = CS_LOG_OFF;
     if (cfg->log_level == CS_LOG_OFF)
         return;
@@ -280,6 +282,10 @@ static void cs_log_summary(void)
 {
     fprintf(cs_log.out, "@ collshim summary : rank 0\n@ config : %s\n@ library priced : %s\n",
             cs_log.source[0] ? cs_log.source : "built-in defaults", cs_library_name(cs_log.library));
+    for (int c = 0; c < CS_COLL_LAST; c++) /* "@ library forced : alltoall 2 (coll_tuned_alltoall_algorithm)" */
+        if (cs_log.forced[c])
+            fprintf(cs_log.out, "@ library forced : %s %d (coll_tuned_%s_algorithm)\n", cs_coll_name((cs_coll)c),
+                    cs_log.forced[c], cs_coll_name((cs_coll)c));
     fprintf(cs_log.out, "@--- %-10s %-12s %-9s %10s %14s %12s %12s %s\n", "collective", "algorithm", "bytes", "calls",
             "total bytes", "total s", "mean s", "why");
     for (int c = 0; c < CS_COLL_COUNT; c++) {

@@ -13,7 +13,8 @@
  *              in place (Open MPI): sendrecv-replace -> direct
  *   allreduce  recursive doubling                   -> butterfly k = 0, folded
  *              Rabenseifner                         -> butterfly b = 0, folded
- *                (recursive doubling when count < p')
+ *                (linear reduce and broadcast when count < p' or
+ *                the operator does not commute; SMPI: recursive doubling)
  *              ring, segmented ring                 -> 2(p - 1) steps of m/p:
  *                (recursive doubling when count < p)   2(p-1)(alpha + 2o)
  *                                                      + (p-1)/p m (2 beta + gamma)
@@ -29,6 +30,15 @@
  *                one)                                  alpha + 2o + m (beta + gamma)
  *              Rabenseifner (Open MPI; SMPI runs    -> butterfly b = 0, folded
  *                linear)
+ *
+ * An algorithm the user forced (model->library_forced: Open MPI's
+ * coll_tuned_use_dynamic_rules with coll_tuned_<coll>_algorithm, which its
+ * dynamic decision takes before any table) is priced instead of the table's,
+ * with coll/base's own fallbacks (the ring with count < p: recursive
+ * doubling; Rabenseifner with count < p' or an operator that does not
+ * commute: the linear algorithms, allreduce's too) and the forced path's
+ * defaults: no segments, reduce's chain of fanout 4 (its
+ * coll_tuned_reduce_algorithm_chain_fanout).
  *
  * Open MPI 4.1's fixed decisions pass no segment size, so its trees run
  * unsegmented. SMPI's copies of them segment by themselves (its
@@ -131,12 +141,31 @@ static double cs_ompi_tree(const cs_model *model, const cs_problem *prob, int le
     return levels * (model->alpha + (children + 1) * model->overhead + children * m * (model->beta + model->gamma));
 }
 
+/* fanout chains of the p - 1 other ranks towards the root: the longest one's
+ * hops of one message, the root's receive of fanout (the chains' ends) */
+static double cs_ompi_chain(const cs_model *model, const cs_problem *prob, int fanout)
+{
+    const int chains = fanout < prob->p - 1 ? fanout : prob->p - 1, hops = (prob->p - 1 + chains - 1) / chains;
+    return cs_ompi_tree(model, prob, hops - 1, 1) + cs_ompi_tree(model, prob, 1, chains);
+}
+
+/* The algorithm the user forced for prob's collective, 0: none (or not
+ * Open MPI's own, whose MCA parameters SMPI does not read). */
+static int cs_ompi_forced(const cs_model *model, const cs_problem *prob, int smpi)
+{
+    static const int last[CS_COLL_LAST] = {[CS_COLL_ALLTOALL] = 5, [CS_COLL_ALLREDUCE] = 6, [CS_COLL_REDUCE] = 7};
+    const int alg = smpi ? 0 : model->library_forced[prob->coll];
+    return alg <= last[prob->coll] ? alg : 0; /* a number Open MPI 4.1 does not have: its tables */
+}
+
 static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, int alg, int smpi, const char **name)
 {
     switch (alg) {
     case 2:
     case 3:
         *name = alg == 2 ? "chain" : "pipeline";
+        if (alg == 2 && cs_ompi_forced(model, prob, smpi) == 2)
+            return cs_ompi_chain(model, prob, 4);
         return cs_ompi_tree(model, prob, prob->p - 1, 1);
     case 4:
     case 6:
@@ -160,20 +189,24 @@ static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, 
 
 static double cs_ompi_reduce_price(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
 {
-    const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
-    const int alg = cs_ompi_choose(commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative, prob->p, prob->bytes);
+    const int commutative = prob->flags & CS_PROB_COMMUTATIVE, forced = cs_ompi_forced(model, prob, smpi);
+    const int alg = forced ? forced
+                           : cs_ompi_choose(commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative, prob->p,
+                                            prob->bytes);
     return cs_ompi_reduce_alg(model, prob, alg, smpi, name);
 }
 
 static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
 {
-    const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
+    const int commutative = prob->flags & CS_PROB_COMMUTATIVE, forced = cs_ompi_forced(model, prob, smpi);
     const int p = prob->p, pof2 = 1 << cs_floor_log2(p);
-    int alg = cs_ompi_choose(commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative, p, prob->bytes);
-    if ((alg == 4 || alg == 5) && (!commutative || prob->count < (size_t)p))
-        alg = 3;
+    int alg = forced ? forced
+                     : cs_ompi_choose(commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative, p,
+                                      prob->bytes);
+    if ((alg == 4 || alg == 5) && ((!commutative && !forced) || prob->count < (size_t)p))
+        alg = 3; /* the ring's own fallback; the tables give it commutative operators only */
     if (alg == 6 && (!commutative || prob->count < (size_t)pof2))
-        alg = 3;
+        alg = smpi ? 3 : 1; /* coll/base hands those to its linear allreduce (make check-openmpi-mirror) */
     const double m = (double)prob->bytes;
     switch (alg) {
     case 1:
@@ -209,7 +242,8 @@ static double cs_ompi_alltoall(const cs_model *model, const cs_problem *prob, in
         *name = "in-place sendrecv-replace";
         return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
     }
-    switch (cs_ompi_choose(cs_ompi_alltoall_table, prob->p, prob->bytes)) {
+    const int forced = cs_ompi_forced(model, prob, smpi);
+    switch (forced ? forced : cs_ompi_choose(cs_ompi_alltoall_table, prob->p, prob->bytes)) {
     case 2:
         *name = "pairwise";
         return cs_library_row(&cs_alltoall_direct, model, prob, NULL);

@@ -33,6 +33,51 @@ static int cs_shim_reduce_inplace_bug(const char *version)
     return major == 4 && (minor == 0 || (minor == 1 && patch < 2));
 }
 
+/* An integer or boolean control variable of the library (MPI_T), by name:
+ * 0 and *value, or -1 where it has none by that name. */
+static int cs_shim_cvar(const char *name, int *value)
+{
+    int index, count, verbosity, bind, scope, namelen = 0, desclen = 0;
+    MPI_Datatype type;
+    MPI_T_enum enumtype;
+    MPI_T_cvar_handle handle;
+    union {
+        int i;
+        unsigned char bytes[64]; /* a bool, or whatever else fits a scalar */
+    } buf = {0};
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS ||
+        MPI_T_cvar_get_info(index, NULL, &namelen, &verbosity, &type, &enumtype, NULL, &desclen, &bind, &scope) !=
+            MPI_SUCCESS ||
+        bind != MPI_T_BIND_NO_OBJECT || MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS)
+        return -1;
+    const int ok = count == 1 && MPI_T_cvar_read(handle, &buf) == MPI_SUCCESS;
+    MPI_T_cvar_handle_free(&handle);
+    if (!ok)
+        return -1;
+    *value = type == MPI_INT ? buf.i : buf.bytes[0] != 0;
+    return 0;
+}
+
+/* Open MPI's algorithms the user forced (its dynamic decision takes them
+ * before any table), as Open MPI itself reads its MCA parameters: from the
+ * environment, mpirun --mca and parameter files alike. */
+static void cs_shim_library_forced(cs_model *model)
+{
+    static const char *const names[CS_COLL_LAST] = {
+        [CS_COLL_ALLTOALL] = "coll_tuned_alltoall_algorithm",
+        [CS_COLL_ALLREDUCE] = "coll_tuned_allreduce_algorithm",
+        [CS_COLL_REDUCE] = "coll_tuned_reduce_algorithm",
+    };
+    int provided, dynamic = 0, alg;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return;
+    if (cs_shim_cvar("coll_tuned_use_dynamic_rules", &dynamic) == 0 && dynamic)
+        for (int c = 0; c < CS_COLL_LAST; c++)
+            if (cs_shim_cvar(names[c], &alg) == 0 && alg > 0 && alg < 256)
+                model->library_forced[c] = (unsigned char)alg;
+    MPI_T_finalize();
+}
+
 static void cs_shim_stop(void)
 {
     if (!cs_shim.on)
@@ -76,6 +121,8 @@ static void cs_shim_start(void)
     }
     if (cs_shim.cfg.model.library == CS_LIBRARY_AUTO) /* the library priced: the one we run on */
         cs_shim.cfg.model.library = cs_library_detect(version);
+    if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI)
+        cs_shim_library_forced(&cs_shim.cfg.model);
     /* Bokhari's hulls for every d, once, on the model: read only from here on. */
     static cs_hull_table hulls;
     cs_hull_table_init(&hulls, &cs_shim.cfg.model, cs_shim.cfg.coll[CS_COLL_ALLTOALL].hull,

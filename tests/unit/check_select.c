@@ -475,6 +475,74 @@ START_TEST(test_library_mirror_prices)
 }
 END_TEST
 
+/* What Open MPI runs where the user forced coll/tuned's algorithm
+ * (model.library_forced, from its MCA parameters): that algorithm, with
+ * coll/base's own fallbacks, whatever its tables say; not under SMPI's ompi
+ * selector, which does not read them, nor for a number Open MPI 4.1 lacks. */
+static const struct {
+    int library;
+    cs_coll coll;
+    int forced, p;
+    size_t count, elem;
+    unsigned flags;
+    const char *name;
+} forced[] = {
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 2, 64, 512, 1, 0, "pairwise"},       /* the table: modified Bruck */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 3, 40, 512, 1, 0, "modified Bruck"}, /* the table: linear */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 4, 64, 512, 1, 0, "linear"},         /* linear_sync */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 2, 64, 512, 1, I, "in-place sendrecv-replace"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 6, 64, 512, 1, 0, "modified Bruck"}, /* no algorithm 6 in 4.1 */
+    {CS_LIBRARY_SMPI_OMPI, CS_COLL_ALLTOALL, 2, 64, 512, 1, 0, "modified Bruck"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 1000, 4, C, "ring"},  /* the table: Rabenseifner */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 1000, 4, 0, "ring"},  /* the ring does not ask */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 39, 4, C, "recursive doubling"},   /* count < p */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 5, 40, 1000, 4, C, "segmented ring"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 6, 40, 1000, 4, 0, "linear reduce and broadcast"},  /* it asks */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 6, 40, 31, 4, C, "linear reduce and broadcast"},  /* count < p' */
+    {CS_LIBRARY_SMPI_OMPI, CS_COLL_ALLREDUCE, 6, 40, 31, 4, C, "recursive doubling"}, /* its table, not read */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 1, 64, 2, 4, C, "linear reduce and broadcast"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 2, 64, 1024, 4, C, "chain"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 3, 64, 1024, 4, C, "pipeline"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 7, 64, 1024, 4, C, "reduce-scatter and gather"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 7, 64, 1024, 4, 0, "linear"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 8, 64, 1024, 4, C, "binomial"}, /* no algorithm 8 in 4.1 */
+};
+
+START_TEST(test_library_forced)
+{
+    const char *name;
+    cfg.model.library = forced[_i].library;
+    cfg.model.library_forced[forced[_i].coll] = (unsigned char)forced[_i].forced;
+    cs_problem prob = problem(forced[_i].coll, forced[_i].p, forced[_i].count, forced[_i].elem, forced[_i].flags);
+    const double price = cs_library_price(&cfg.model, &prob, &name);
+    memset(cfg.model.library_forced, 0, sizeof cfg.model.library_forced);
+    ck_assert_msg(!strcmp(name, forced[_i].name), "%s, %s %d forced at p = %d, %zu B: '%s', not '%s'",
+                  cs_library_name(forced[_i].library), cs_coll_name(prob.coll), forced[_i].forced, prob.p, prob.bytes,
+                  name, forced[_i].name);
+    ck_assert_double_gt(price, 0.0);
+}
+END_TEST
+
+/* Forced chain: coll_tuned_reduce_algorithm_chain_fanout's 4 chains of the
+ * 63 others (16 hops at most), the root's receive of the 4 ends; the tables'
+ * chain is one (p - 1 hops). */
+START_TEST(test_library_forced_chain)
+{
+    const char *name;
+    const cs_model *mo = &cfg.model;
+    cfg.model.library = CS_LIBRARY_OPENMPI;
+    const cs_problem prob = problem(CS_COLL_REDUCE, 64, 1024, 4, C);
+    const double m = 4096.0, hop = mo->alpha + 2 * mo->overhead + m * (mo->beta + mo->gamma);
+    cfg.model.library_forced[CS_COLL_REDUCE] = 2;
+    const double chain4 = cs_library_price(mo, &prob, &name);
+    cfg.model.library_forced[CS_COLL_REDUCE] = 3;
+    const double pipeline = cs_library_price(mo, &prob, &name);
+    memset(cfg.model.library_forced, 0, sizeof cfg.model.library_forced);
+    ck_assert_double_eq_tol(chain4, 15 * hop + mo->alpha + 5 * mo->overhead + 4 * m * (mo->beta + mo->gamma), 1e-15);
+    ck_assert_double_eq_tol(pipeline, 63 * hop, 1e-15);
+}
+END_TEST
+
 /* Which library a version string names, and the names' round trip. */
 START_TEST(test_library_detect)
 {
@@ -570,6 +638,8 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_linear_overlaps);
     tcase_add_test(tc, test_library_scattered_throttled);
     tcase_add_loop_test(tc, test_library_mirrors, 0, sizeof(mirrors) / sizeof(mirrors[0]));
+    tcase_add_loop_test(tc, test_library_forced, 0, sizeof forced / sizeof forced[0]);
+    tcase_add_test(tc, test_library_forced_chain);
     tcase_add_test(tc, test_library_mirror_prices);
     tcase_add_test(tc, test_library_detect);
     suite_add_tcase(s, tc);
