@@ -178,11 +178,14 @@ static int brute_force_choice(const cs_problem *variant, size_t bytes)
     return best;
 }
 
-/* The breakpoints say what the model says, at every size sampled. */
+/* The breakpoints say what the model says, at every size sampled: at p
+ * not a power of two too, where the rows are tuned by branch and bound and
+ * priced against the cheapest so far (cs_alg.tune_priced), here by every
+ * row tuned and priced in full. */
 START_TEST(test_breakpoints_agree_with_model)
 {
-    const int ps[] = {2, 4, 8, 64, 1024};
-    for (int i = 0; i < 5; i++) {
+    const int ps[] = {2, 4, 8, 64, 1024, 96, 105, 1000};
+    for (int i = 0; i < 8; i++) {
         for (cs_coll coll = 0; coll < CS_COLL_LAST; coll++) {
             cs_problem variant = problem(coll, ps[i], 1, 1, CS_PROB_COMMUTATIVE);
             cs_breakpoints bp = {0};
