@@ -33,6 +33,7 @@ static int cs_shim_reduce_inplace_bug(const char *version)
     return major == 4 && (minor == 0 || (minor == 1 && patch < 2));
 }
 
+#ifdef OPEN_MPI /* the Open MPI build: only there are Open MPI's parameters read (SMPI has no MPI_T) */
 /* An integer or boolean control variable of the library (MPI_T), by name:
  * 0 and *value, or -1 where it has none by that name. */
 static int cs_shim_cvar(const char *name, int *value)
@@ -77,6 +78,7 @@ static void cs_shim_library_forced(cs_model *model)
                 model->library_forced[c] = (unsigned char)alg;
     MPI_T_finalize();
 }
+#endif
 
 static void cs_shim_stop(void)
 {
@@ -121,8 +123,10 @@ static void cs_shim_start(void)
     }
     if (cs_shim.cfg.model.library == CS_LIBRARY_AUTO) /* the library priced: the one we run on */
         cs_shim.cfg.model.library = cs_library_detect(version);
+#ifdef OPEN_MPI
     if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI)
         cs_shim_library_forced(&cs_shim.cfg.model);
+#endif
     /* Bokhari's hulls for every d, once, on the model: read only from here on. */
     static cs_hull_table hulls;
     cs_hull_table_init(&hulls, &cs_shim.cfg.model, cs_shim.cfg.coll[CS_COLL_ALLTOALL].hull,
