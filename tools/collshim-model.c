@@ -262,9 +262,8 @@ static void cs_forced_from_env(cs_model *model)
 }
 
 /* The library's default for coll at p per size: its price and its name. */
-static int cs_print_library(const char *coll_name, int p, cs_model *model, const size_t *sizes, int nsizes)
+static int cs_print_library(const char *coll_name, int p, const cs_model *model, const size_t *sizes, int nsizes)
 {
-    cs_forced_from_env(model);
     int coll = 0;
     while (coll < CS_COLL_COUNT && strcmp(cs_coll_name((cs_coll)coll), coll_name))
         coll++;
@@ -381,8 +380,10 @@ int main(int argc, char **argv)
         return cs_tool_usage_error(cs_prog, "--domain takes p up to 4096, got %d", p);
     if (p < 1)
         return cs_tool_usage_error(cs_prog, "-p P is needed (or --table1, --spr-table1, --spr-plan)");
-    if (library)
+    if (library) {
+        cs_forced_from_env(&cfg.model);
         return cs_print_library(library, p, &cfg.model, sizes, nsizes);
+    }
     if (wn > p) {
         return cs_tool_usage_error(cs_prog, "--window %d:%d needs p >= %d", wn, wr, wn);
     }

@@ -158,15 +158,21 @@ static int cs_ompi_forced(const cs_model *model, const cs_problem *prob, int smp
     return alg <= last[prob->coll] ? alg : 0; /* a number Open MPI 4.1 does not have: its tables */
 }
 
+/* What Open MPI runs for prob: the algorithm forced, else the table's. */
+static int cs_ompi_alg(const cs_model *model, const cs_problem *prob, int smpi, const cs_ompi_band *table)
+{
+    const int forced = cs_ompi_forced(model, prob, smpi);
+    return forced ? forced : cs_ompi_choose(table, prob->p, prob->bytes);
+}
+
 static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, int alg, int smpi, const char **name)
 {
     switch (alg) {
     case 2:
     case 3:
         *name = alg == 2 ? "chain" : "pipeline";
-        if (alg == 2 && cs_ompi_forced(model, prob, smpi) == 2)
-            return cs_ompi_chain(model, prob, 4);
-        return cs_ompi_tree(model, prob, prob->p - 1, 1);
+        /* the forced chain's fanout is coll_tuned_reduce_algorithm_chain_fanout's 4, the tables' 1 */
+        return cs_ompi_chain(model, prob, alg == 2 && cs_ompi_forced(model, prob, smpi) ? 4 : 1);
     case 4:
     case 6:
         *name = alg == 4 ? "binary tree" : "in-order binary tree";
@@ -189,22 +195,18 @@ static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, 
 
 static double cs_ompi_reduce_price(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
 {
-    const int commutative = prob->flags & CS_PROB_COMMUTATIVE, forced = cs_ompi_forced(model, prob, smpi);
-    const int alg = forced ? forced
-                           : cs_ompi_choose(commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative, prob->p,
-                                            prob->bytes);
+    const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
+    const int alg = cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative);
     return cs_ompi_reduce_alg(model, prob, alg, smpi, name);
 }
 
 static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
 {
-    const int commutative = prob->flags & CS_PROB_COMMUTATIVE, forced = cs_ompi_forced(model, prob, smpi);
+    const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
     const int p = prob->p, pof2 = 1 << cs_floor_log2(p);
-    int alg = forced ? forced
-                     : cs_ompi_choose(commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative, p,
-                                      prob->bytes);
-    if ((alg == 4 || alg == 5) && ((!commutative && !forced) || prob->count < (size_t)p))
-        alg = 3; /* the ring's own fallback; the tables give it commutative operators only */
+    int alg = cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative);
+    if ((alg == 4 || alg == 5) && prob->count < (size_t)p)
+        alg = 3; /* the ring's own fallback (it does not ask whether the operator commutes) */
     if (alg == 6 && (!commutative || prob->count < (size_t)pof2))
         alg = smpi ? 3 : 1; /* coll/base hands those to its linear allreduce (make check-openmpi-mirror) */
     const double m = (double)prob->bytes;
@@ -242,8 +244,7 @@ static double cs_ompi_alltoall(const cs_model *model, const cs_problem *prob, in
         *name = "in-place sendrecv-replace";
         return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
     }
-    const int forced = cs_ompi_forced(model, prob, smpi);
-    switch (forced ? forced : cs_ompi_choose(cs_ompi_alltoall_table, prob->p, prob->bytes)) {
+    switch (cs_ompi_alg(model, prob, smpi, cs_ompi_alltoall_table)) {
     case 2:
         *name = "pairwise";
         return cs_library_row(&cs_alltoall_direct, model, prob, NULL);

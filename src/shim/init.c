@@ -64,18 +64,16 @@ static int cs_shim_cvar(const char *name, int *value)
  * environment, mpirun --mca and parameter files alike. */
 static void cs_shim_library_forced(cs_model *model)
 {
-    static const char *const names[CS_COLL_LAST] = {
-        [CS_COLL_ALLTOALL] = "coll_tuned_alltoall_algorithm",
-        [CS_COLL_ALLREDUCE] = "coll_tuned_allreduce_algorithm",
-        [CS_COLL_REDUCE] = "coll_tuned_reduce_algorithm",
-    };
     int provided, dynamic = 0, alg;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
         return;
     if (cs_shim_cvar("coll_tuned_use_dynamic_rules", &dynamic) == 0 && dynamic)
-        for (int c = 0; c < CS_COLL_LAST; c++)
-            if (cs_shim_cvar(names[c], &alg) == 0 && alg > 0 && alg < 256)
+        for (int c = 0; c < CS_COLL_LAST; c++) {
+            char name[64];
+            snprintf(name, sizeof name, "coll_tuned_%s_algorithm", cs_coll_name((cs_coll)c));
+            if (cs_shim_cvar(name, &alg) == 0 && alg > 0 && alg < 256)
                 model->library_forced[c] = (unsigned char)alg;
+        }
     MPI_T_finalize();
 }
 #endif
