@@ -4,8 +4,9 @@
  * times K calls of each, in alternating order; the report gives the median
  * time per call of each and the median of the per-repetition ratios.
  *
- * usage: mpiexec.mpich -n P env LD_PRELOAD=build/mpich/libcollshim.so bench_pair COLL [REPS [CALLS [MAXBYTES]]]
- *   COLL: allreduce | reduce | alltoall; CALLS: calls per timing (default by size)
+ * usage: mpiexec.mpich -n P env LD_PRELOAD=build/mpich/libcollshim.so bench_pair COLL [REPS [CALLS [MAXBYTES [STEP]]]]
+ *   COLL: allreduce | reduce | alltoall; CALLS: calls per timing (default by size);
+ *   sizes from 8 bytes to MAXBYTES (default 4 MiB), each STEP times the last (default 8)
  * Never run with the test suite's yield wrapper: it changes timing.
  */
 #include <mpi.h>
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
     coll_fn f = !strcmp(coll, "reduce") ? run_reduce : !strcmp(coll, "alltoall") ? run_alltoall : run_allreduce;
     const int elem = f == run_alltoall ? 1 : 8, blocks = f == run_alltoall ? p : 1;
     const size_t max_bytes = argc > 4 ? (size_t)atoll(argv[4]) : (size_t)1 << 22;
+    const size_t step = argc > 5 && atoi(argv[5]) > 1 ? (size_t)atoi(argv[5]) : 8;
     char *s = malloc(max_bytes * (size_t)blocks), *r = malloc(max_bytes * (size_t)blocks);
     memset(s, 1, max_bytes * (size_t)blocks);
     double *shim = malloc(sizeof(double) * reps), *lib = malloc(sizeof(double) * reps);
@@ -67,7 +69,7 @@ int main(int argc, char **argv)
 
     if (rank == 0)
         printf("%-9s %3s %10s %12s %12s %12s\n", "coll", "p", "bytes", "shim_s", "native_s", "shim/native");
-    for (size_t bytes = 8; bytes <= max_bytes; bytes *= 8) {
+    for (size_t bytes = 8; bytes <= max_bytes; bytes *= step) {
         const int n = (int)(bytes / elem);
         const int k = calls > 0 ? calls : bytes <= 4096 ? 200 : bytes <= 262144 ? 20 : 4;
         bench_call call = {.f = f, .s = s, .r = r, .n = n, .k = k};

@@ -32,8 +32,9 @@
  *    prediction, and the model's error per algorithm (median and worst);
  * 3. writes a complete configuration (src/config/config_write.c): the fitted model
  *    and <coll>.rules per communicator size x size range (calibrate/derive.h): the
- *    library where it measured faster beyond the noise, auto where the model's
- *    choice measured as fast as the best of ours, else the measured best, each
+ *    library where the best of ours measured no faster than it (beyond the noise
+ *    or within it), auto where the model's choice measured as fast as the best of
+ *    ours and faster than the library, else the measured best, each
  *    judged by the worse of its two ratios (back to back, common start). A p it
  *    did not measure gets no rule, so select keeps the library there, to be safe.
  *
@@ -823,7 +824,8 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
          * where it would, a rule `auto` runs the library, not the row timed as the model's. */
         const char *library_name;
         double library_price;
-        if (!cs_select_library_keeps(&st->cfg.model, &prob, rows[model].predicted, &library_price, &library_name))
+        if (!cs_select_library_keeps(&st->cfg.model, &prob, rows[model].path.alg, &rows[model].path.params,
+                                     rows[model].predicted, &library_price, &library_name))
             cell.model = rows[model].path.alg;
         cell.best_native = worse_ratio(&rows[best].path, &rows[0].path, o->reps, o->noise);
         cell.model_best = worse_ratio(&rows[model].path, &rows[best].path, o->reps, o->noise);

@@ -111,13 +111,44 @@ static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_
  * Does the library keep the call? Only for the collectives it has: ours must
  * be predicted cheaper than its default by the fraction model.margin.
  */
-int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, double ours, double *library,
-                            const char **name)
+int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg,
+                            const cs_params *params, double ours, double *library, const char **name)
 {
     if (!cs_collective_of(prob->coll)->native)
-        return 0;
+        return CS_KEEP_NO;
     *library = cs_library_price(model, prob, name);
-    return *library >= 0 && !(ours < *library * (1.0 - model->margin));
+    if (*library < 0)
+        return CS_KEEP_NO;
+    if (!(ours < *library * (1.0 - model->margin)))
+        return CS_KEEP_CALL;
+    return cs_select_loop_keeps(model, prob, alg, params) ? CS_KEEP_LOOP : CS_KEEP_NO;
+}
+
+/*
+ * Back to back, as applications and benchmarks call, the ranks of a reduce
+ * that leave its tree early run ahead into the next calls: their start-ups
+ * (alpha) overlap, and what a call costs is the work of the ranks that
+ * cannot run ahead, the root above all (its posts, the bytes on its link,
+ * what it combines). A tree that saves rounds by giving the root more
+ * children (knomial) then costs more per call than the library's binomial,
+ * though it is cheaper from a common start. Priced as the critical path
+ * with alpha 0 (the same rows, the same closed forms), ours must not cost
+ * more than the library's. Only where ranks can run ahead: MPICH and Open MPI
+ * send small messages eagerly; SimGrid's SMPI, as the scale lab runs it,
+ * sends every message synchronously (a loop of calls then costs what one
+ * call does: 18.01 us a call at p = 64 on fattree-64 for binomial, one call
+ * or 20), so under smpi-* the rule is off.
+ */
+int cs_select_loop_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg, const cs_params *params)
+{
+    if (prob->coll != CS_COLL_REDUCE || !alg || !alg->cost || model->library == CS_LIBRARY_SMPI_MPICH ||
+        model->library == CS_LIBRARY_SMPI_OMPI)
+        return 0;
+    cs_model ahead = *model;
+    ahead.alpha = ahead.alpha_node = 0.0;
+    const char *name;
+    const double library = cs_library_price(&ahead, prob, &name);
+    return library >= 0 && alg->cost(&ahead, prob, params) > library;
 }
 
 /* A breakpoint entry as one number: the table index and the tuned
@@ -151,8 +182,10 @@ static long cs_breakpoints_choice(const cs_model *model, const cs_problem *varia
     prob.flags |= CS_PROB_CONTIG;
     const char *name;
     double library;
+    int n;
+    const cs_alg *const *table = cs_alg_table(prob.coll, &n);
     int i = cs_select_cheapest(model, &prob, &params, &cost);
-    if (i < 0 || cs_select_library_keeps(model, &prob, cost, &library, &name))
+    if (i < 0 || cs_select_library_keeps(model, &prob, table[i], &params, cost, &library, &name))
         return 0;
     return cs_bp_key(i, &params);
 }
@@ -258,9 +291,13 @@ static void cs_select_model(const cs_config *cfg, const cs_problem *prob, cs_dec
     int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
     if (i >= 0) {
         d->ours_predicted = d->predicted;
-        if (cs_select_library_keeps(&cfg->model, prob, d->predicted, &d->library_predicted, &d->library_alg)) {
+        const int keeps = cs_select_library_keeps(&cfg->model, prob, table[i], &d->params, d->predicted,
+                                                  &d->library_predicted, &d->library_alg);
+        if (keeps) {
             d->predicted = d->library_predicted;
-            return cs_decide(d, table[0], "model: the library's own is as cheap, within model.margin");
+            return cs_decide(d, table[0], keeps == CS_KEEP_LOOP
+                                              ? "model: the library's own is cheaper back to back (start-ups overlapped)"
+                                              : "model: the library's own is as cheap, within model.margin");
         }
         return cs_decide(d, table[i], "model: cheapest that can run");
     }
@@ -400,7 +437,8 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         if (cfg->log_level == CS_LOG_CALLS) { /* the prices, for the log and its reason */
             cs_select_predict(&cfg->model, prob, d);
             d->ours_predicted = d->predicted;
-            cs_select_library_keeps(&cfg->model, prob, d->predicted, &d->library_predicted, &d->library_alg);
+            cs_select_library_keeps(&cfg->model, prob, alg, &d->params, d->predicted, &d->library_predicted,
+                                    &d->library_alg);
         }
         return;
     }

@@ -73,12 +73,22 @@ int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes);
 /* The entry of bp that holds a size (alg[i], radix[i]). */
 int cs_breakpoints_entry(const cs_breakpoints *bp, size_t bytes);
 
+/* Why the library keeps a call (cs_select_library_keeps); 0: it does not. */
+enum { CS_KEEP_NO, CS_KEEP_CALL, CS_KEEP_LOOP };
+
 /*
- * Does the library keep a call that ours would run for `ours` seconds? Its
- * default's price (select/library.h) into *library and *name; 1 unless ours
- * is cheaper by model.margin. 0 for the extension API (no library version).
+ * Does the library keep a call that ours, row alg with params, would run for
+ * `ours` seconds? Its default's price (select/library.h) into *library and
+ * *name. CS_KEEP_CALL unless ours is cheaper by model.margin; else
+ * CS_KEEP_LOOP where ours costs more back to back (cs_select_loop_keeps);
+ * else CS_KEEP_NO, also for the extension API (no library version).
  */
-int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, double ours, double *library,
-                            const char **name);
+int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg,
+                            const cs_params *params, double ours, double *library, const char **name);
+
+/* Does ours (alg, params) cost more than the library's default in a loop of
+ * calls, where ranks run ahead and start-ups overlap (a reduce under a
+ * library that sends eagerly)? select.c says why. */
+int cs_select_loop_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg, const cs_params *params);
 
 #endif

@@ -237,8 +237,11 @@ START_TEST(test_cell_choice)
         {cell(3, 8, E, G, 0.7, 1.03), CS_CHOICE_AUTO, NULL},    /* another, within the noise */
         {cell(3, 8, E, G, 0.7, 1.2), CS_CHOICE_FORCED, E},      /* the model's lost */
         {cell(3, 8, E, E, 1.2, 1.0), CS_CHOICE_NATIVE, NULL},   /* the library is faster */
-        {cell(3, 8, E, E, 1.04, 1.0), CS_CHOICE_AUTO, NULL},    /* slower within the noise only */
-        {cell(3, 8, E, G, 1.03, 1.04), CS_CHOICE_FORCED, E},    /* within the noise of the best, not of native */
+        /* slower within the noise only: unsure, the library (a node's binomial reduce of 8 B
+         * measured 1.04 and 1.01 in calibration, 1.14 back to back beside the library) */
+        {cell(3, 8, E, E, 1.04, 1.0), CS_CHOICE_NATIVE, NULL},
+        {cell(3, 8, E, G, 1.03, 1.04), CS_CHOICE_NATIVE, NULL},
+        {cell(3, 8, E, G, 0.97, 1.04), CS_CHOICE_FORCED, E},    /* the model's, near the best, not below native */
         {cell(3, 8, NULL, NULL, 1, 1), CS_CHOICE_NATIVE, NULL}, /* none of ours ran */
     };
     for (int i = 0; i < NELEMS(cases); i++) {

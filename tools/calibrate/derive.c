@@ -56,11 +56,12 @@ cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const 
         *why = "none of ours runs here";
         return CS_CHOICE_NATIVE;
     }
-    if (cs_cal_slower(cell->best_native)) {
-        *why = "the library measured faster than the best of ours";
+    if (!(cell->best_native.median < 1.0)) { /* slower, or within the noise only: unsure, so the library */
+        *why = cs_cal_slower(cell->best_native) ? "the library measured faster than the best of ours"
+                                                 : "the best of ours measured no faster than the library";
         return CS_CHOICE_NATIVE;
     }
-    if (cell->model && !cs_cal_slower(cell->model_best) && !cs_cal_slower(cell->model_native)) {
+    if (cell->model && !cs_cal_slower(cell->model_best) && cell->model_native.median < 1.0) {
         *why = "the model's choice measured as fast as the best";
         return CS_CHOICE_AUTO;
     }

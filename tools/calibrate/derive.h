@@ -56,11 +56,12 @@ typedef struct cs_cal_cell {
     cs_cal_ratio model_native;
 } cs_cal_cell;
 
-/* The choice of a cell, and why in words:
- *   native  the library measured faster than the best of ours beyond the noise
- *           (or none of ours ran);
- *   auto    the model's choice measured as fast as the best of ours and not
- *           slower than the library, within the noise: the model decides;
+/* The choice of a cell, and why in words (each ratio the worse of back to
+ * back and from a common start):
+ *   native  the best of ours measured no faster than the library, beyond the
+ *           noise or within it (unsure: the library), or none of ours ran;
+ *   auto    the model's choice measured as fast as the best of ours, within
+ *           the noise, and faster than the library: the model decides;
  *   forced  the measured best of ours, where the model's choice lost. */
 cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const char **why);
 

@@ -18,8 +18,10 @@
  * root, in place at the root: canonical order, one bracketing.
  *
  * Cost, m bytes, n = log2 p >= 1, k halving rounds, s = m/2^k:
- *   R = sum_{z<k} [alpha + (beta + gamma) m/2^(z+1)] + (n - k) [alpha + (beta + gamma) s]
- *   G = sum_{z<k} [alpha + beta m/2^(z+1)]          the gather
+ *   R = sum_{z<k} [alpha + 2o + (beta + gamma) m/2^(z+1)] + (n - k) [alpha + o + (beta + gamma) s]
+ *   G = sum_{z<k} [alpha + o + beta m/2^(z+1)]      the gather
+ *   (o per message posted: a send and a receive in a halving round, one
+ *   message in the others)
  *   root:  rho m (unless in place) + rho s (if a non-commutative combine left
  *          its block in scratch: the parity of the root's zero bits) + G
  *   other: rho m + G for k >= 1 (root ^ 1 gathers as long as the root);

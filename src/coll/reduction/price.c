@@ -120,14 +120,18 @@ static int cs_red_moved_pow2(const cs_problem *prob, int rank)
 /* Reduce: R + the slower of the root (input copy unless in place, its
  * block out of TMP0, the gather) and the busiest other rank (root ^ 1
  * gathers as long as the root for k >= 1; for k = 0 root ^ 2^(n-1) sends
- * its last block instead of combining it). */
+ * its last block instead of combining it). Each posts a send and a receive
+ * in a halving round and one message in every other round: o each. */
 static double cs_red_reduce_cost_pow2(const cs_model *mo, const cs_problem *prob, int k)
 {
     const double m = (double)prob->bytes, s = m / (double)(1ull << k);
     const double copy_in = (prob->flags & CS_PROB_INPLACE) ? 0.0 : mo->rho * m;
     if (prob->p == 1)
         return copy_in;
+    const int n = cs_log2_exact(prob->p);
     double gather, t = cs_red_pow2_sums(mo, prob, k, &gather);
+    t += mo->overhead * (2 * k + (n - k));
+    gather += mo->overhead * k;
     const double root = copy_in + mo->rho * s * cs_red_moved_pow2(prob, prob->root) + gather;
     const double other = k >= 1 ? mo->rho * m + gather : mo->rho * m - mo->gamma * m;
     return t + (root > other ? root : other);
