@@ -109,7 +109,8 @@ static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_
 
 /*
  * Does the library keep the call? Only for the collectives it has: ours must
- * be predicted cheaper than its default by the fraction model.margin.
+ * be predicted cheaper than its default by the fraction model.margin, and,
+ * for reduce, cost no more than it back to back (cs_select_loop_keeps).
  */
 int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg,
                             const cs_params *params, double ours, double *library, const char **name)
@@ -443,7 +444,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         return;
     }
     if (!alg->cost && cfg->log_level != CS_LOG_CALLS) /* the library kept at this size: a lookup, nothing more */
-        return cs_decide(d, native, "breakpoint: the library's own, as cheap within model.margin");
+        return cs_decide(d, native, "breakpoint: the library's own, as cheap within model.margin or back to back");
 
     /* The breakpoint's choice cannot run this call (its datatype, say). */
     if (alg->cost && !d->passed) {
