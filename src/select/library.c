@@ -136,3 +136,8 @@ double cs_library_price(const cs_model *model, const cs_problem *prob, const cha
     return prob->coll == CS_COLL_ALLTOALL ? cs_library_alltoall(model, prob, smpi, name)
                                           : cs_library_reduction(model, prob, smpi, name);
 }
+
+int cs_library_eager(const cs_model *model)
+{
+    return model->library != CS_LIBRARY_SMPI_MPICH && model->library != CS_LIBRARY_SMPI_OMPI;
+}

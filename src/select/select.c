@@ -134,16 +134,12 @@ int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, const
  * children (knomial) then costs more per call than the library's binomial,
  * though it is cheaper from a common start. Priced as the critical path
  * with alpha 0 (the same rows, the same closed forms), ours must not cost
- * more than the library's. Only where ranks can run ahead: MPICH and Open MPI
- * send small messages eagerly; SimGrid's SMPI, as the scale lab runs it,
- * sends every message synchronously (a loop of calls then costs what one
- * call does: 18.01 us a call at p = 64 on fattree-64 for binomial, one call
- * or 20), so under smpi-* the rule is off.
+ * more than the library's. Only where ranks can run ahead, under a library
+ * that sends eagerly (cs_library_eager: not SMPI's selectors).
  */
 int cs_select_loop_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg, const cs_params *params)
 {
-    if (prob->coll != CS_COLL_REDUCE || !alg || !alg->cost || model->library == CS_LIBRARY_SMPI_MPICH ||
-        model->library == CS_LIBRARY_SMPI_OMPI)
+    if (prob->coll != CS_COLL_REDUCE || !alg || !alg->cost || !cs_library_eager(model))
         return 0;
     cs_model ahead = *model;
     ahead.alpha = ahead.alpha_node = 0.0;
