@@ -48,6 +48,7 @@ static int cs_grow(void **items, size_t *cap, size_t need, size_t item_size)
 static void cs_sched_price_flush(cs_sched *s)
 {
     s->priced_starts += s->p_sends > s->p_recvs ? s->p_sends : s->p_recvs;
+    s->priced_posts += s->p_sends + s->p_recvs;
     s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
                                      s->p_copied);
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
@@ -60,6 +61,7 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->price = model;
     s->priced = 0.0;
     s->priced_starts = 0;
+    s->priced_posts = 0;
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
 }

@@ -58,6 +58,7 @@ typedef struct cs_sched {
     const cs_model *price;
     double priced;                               /* rounds closed so far */
     int priced_starts;                           /* their start-ups (the alpha terms' count) */
+    int priced_posts;                            /* their messages posted (the overhead terms' count) */
     size_t p_sent, p_recv, p_reduced, p_copied; /* the open round */
     int p_sends, p_recvs;
 } cs_sched;

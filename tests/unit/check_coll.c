@@ -27,6 +27,7 @@ static const cs_model coll_models[] = {
     {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9},
     {.alpha = 1e-3, .beta = 1e-12, .rho = 1e-13, .gamma = 1e-12},
     {.alpha = 1e-9, .beta = 1e-7, .rho = 3e-8, .gamma = 2e-7},
+    {.alpha = 2e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9, .overhead = 3e-7},
 };
 enum { NMODELS = sizeof(coll_models) / sizeof(coll_models[0]) };
 

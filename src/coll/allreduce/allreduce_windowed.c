@@ -15,9 +15,10 @@
  * datatype.
  *
  * Cost, m bytes, P = ceil(log2 p) rounds:
- *   max over ranks i of  sum_k (alpha + beta v_ik m) + gamma c_i m + rho y_i m
+ *   max over ranks i of  sum_k (alpha + beta v_ik m) + o n_i + gamma c_i m + rho y_i m
  * with v_ik the vectors in the fuller of rank i's two messages of round k (1
- * or 2; 3 can occur near the wrap for some p >= 13), c_i its combining steps
+ * or 2; 3 can occur near the wrap for some p >= 13), n_i the messages it
+ * posts (o each, the model's overhead), c_i its combining steps
  * and y_i its copies (the result into the receive buffer, packing, operands
  * read twice). The cost function counts them on the schedules of a one-byte
  * vector, which scale with m: exact; O(p log p) once per p and model

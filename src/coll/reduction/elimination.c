@@ -19,8 +19,10 @@
  * mode), about 2 ceil(log2 p) alpha + 2 (1.5 - 1/p') beta m + (1.5 - 1/p')
  * gamma m, p' = 2^floor(log2 p); every stage whole (latency mode):
  * (ceil(log2 p) + 1)(alpha + beta m) + ceil(log2 p) gamma m; plus rho m
- * (input copy) and rho m_final (result copy). The exact closed form, per
- * stage and per role of the elimination, is cs_red_allreduce_cost. Reduce:
+ * (input copy) and rho m_final (result copy); with an overhead o per
+ * message posted, alpha + 2o per round that exchanges, alpha + o per round
+ * of the elimination that only sends or only receives. The exact closed
+ * form, per stage and per role of the elimination, is cs_red_allreduce_cost. Reduce:
  * split stages as allreduce, whole levels one way towards the root (a tree
  * over the level's members in ceil(log2 f) rounds, adjacent runs only: no
  * two-way exchange, no hand-over to an eliminated root), then the root

@@ -10,15 +10,17 @@
 #include "coll/reduction/engine.h"
 
 /* The cost of an elimination level on its slowest role, m bytes entering,
- * stages split from `first` on as the plan says; *out gets the size left. */
-static double cs_red_elim_cost(const cs_model *mo, const cs_level *l, int k, double m, double *out)
+ * stages split from `first` on as the plan says; *out gets the size left.
+ * mo is pairwise (an exchange's two posts in its alpha); o1, the overhead
+ * of one post, comes off a round where the role only sends or receives. */
+static double cs_red_elim_cost(const cs_model *mo, double o1, const cs_level *l, int k, double m, double *out)
 {
     cs_elim el;
     cs_elim_init(l->f, &el);
     const int split0 = l->first_stage < k;
     const double a = split0 ? m / 2 : m; /* each survivor's block after E0 */
     const double x = mo->alpha + (mo->beta + mo->gamma) * a, back = split0 ? mo->alpha + mo->beta * a : 0.0;
-    const double give = mo->alpha + mo->beta * a, whole = mo->alpha + mo->beta * m;
+    const double get = x - o1, give = mo->alpha - o1 + mo->beta * a, whole = mo->alpha - o1 + mo->beta * m;
     double u = 0.0, size = a;
     for (int z = 1; z < el.h; z++) { /* the units' butterfly and its allgather */
         if (l->first_stage + z < k) {
@@ -30,10 +32,10 @@ static double cs_red_elim_cost(const cs_model *mo, const cs_level *l, int k, dou
     }
     u += mo->rho * size; /* the survivor's result into RECV */
     *out = size;
-    /* T0: E1, units, E0 back, gives T2 the block; T1: E0, E1, units, E0
-     * back; T2 (and an eliminated pair member): E0, gives, gets the block;
-     * a member that absorbs a pair: as T1, then gives. */
-    const double t0 = x + u + back + whole, t1 = 2 * x + u + back, t2 = x + give + whole;
+    /* T0: E1 (both ways), units, E0 back, gives T2 the block; T1: E0, E1
+     * (gets), units, E0 back; T2 (and an eliminated pair member): E0, gives,
+     * gets the block; a member that absorbs a pair: as T1, then gives. */
+    const double t0 = x + u + back + whole, t1 = x + get + u + back, t2 = x + give + whole;
     double worst = t0 > t1 ? t0 : t1;
     worst = worst > t2 ? worst : t2;
     if (el.merged > 0 && t1 + whole > worst)
@@ -48,16 +50,18 @@ static double cs_red_elim_cost(const cs_model *mo, const cs_level *l, int k, dou
  * gamma m/f + 2 rho m/f and (f - 1)(alpha + beta m/f) back; whole:
  * ceil(log2 f) alpha + (f - 1)(beta + gamma) m + 2 rho m. Elimination: its
  * slowest role (cs_red_elim_cost). Without elimination every rank copies
- * its final block to RECV: rho m_final.
+ * its final block to RECV: rho m_final. Every round of a rank's but the
+ * elimination's one-way ones posts a send and a receive: alpha + 2o.
  */
-double cs_red_allreduce_cost(const cs_model *mo, const cs_problem *prob, const cs_plan *plan, int k)
+double cs_red_allreduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
+    const cs_model pairwise = cs_model_pairwise(model), *mo = &pairwise;
     double m = (double)prob->bytes, t = mo->rho * m;
     for (int i = 0; i < plan->nlevels; i++) {
         const cs_level *l = &plan->level[i];
         const int split = l->first_stage < k, f = l->f;
         if (l->kind == CS_LEVEL_ELIM)
-            return t + cs_red_elim_cost(mo, l, k, m, &m);
+            return t + cs_red_elim_cost(mo, model->overhead, l, k, m, &m);
         if (l->kind == CS_LEVEL_BUTTERFLY) {
             t += split ? 2 * mo->alpha + (2 * mo->beta + mo->gamma) * m / 2 : mo->alpha + (mo->beta + mo->gamma) * m;
             m = split ? m / 2 : m;
@@ -250,9 +254,8 @@ double cs_red_cost_within(const cs_model *model, const cs_problem *prob, const c
 {
     cs_plan plan;
     cs_plan_make(prob->p, params->rmax, &plan);
-    const cs_model pairwise = cs_model_pairwise(model); /* the slowest rank's rounds, as pairwise ones */
     return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost(model, prob, &plan, params->k, stop)
-                                        : cs_red_allreduce_cost(&pairwise, prob, &plan, params->k);
+                                        : cs_red_allreduce_cost(model, prob, &plan, params->k);
 }
 
 double cs_red_cost_floor(const cs_model *model, const cs_problem *prob, const cs_params *params)

@@ -48,12 +48,13 @@ static int cs_window_shape_build(const cs_window_shape *w, int rank, int inplace
     return plan ? cs_window_build(plan, rank, 1, 1, inplace, s) : MPI_ERR_NO_MEM;
 }
 
-/* The last shape's per-rank start-ups a[i] and per-byte prices k[i]. */
+/* The last shape's per-rank start-ups a[i], messages posted o[i] and
+ * per-byte prices k[i]. */
 typedef struct cs_window_coeffs {
     cs_window_shape shape;
     int inplace, ok;
     double beta, gamma, rho;
-    double *a, *k;
+    double *a, *o, *k;
     int cap;
 } cs_window_coeffs;
 
@@ -84,7 +85,7 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
         c->rho == model->rho)
         return c->ok ? c : NULL;
     if (shape->p > c->cap) {
-        double *a = realloc(c->a, sizeof(double) * 2 * (size_t)shape->p);
+        double *a = realloc(c->a, sizeof(double) * 3 * (size_t)shape->p);
         if (!a)
             return NULL;
         if (!c->a) {
@@ -93,7 +94,8 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
                 pthread_setspecific(cs_window_coeffs_key, c);
         }
         c->a = a;
-        c->k = a + shape->p;
+        c->o = a + shape->p;
+        c->k = a + 2 * (size_t)shape->p;
         c->cap = shape->p;
     }
     const cs_model bytes = {.beta = model->beta, .gamma = model->gamma, .rho = model->rho};
@@ -110,6 +112,7 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
         c->ok = cs_window_shape_build(shape, rank, inplace, &s) == MPI_SUCCESS;
         c->k[rank] = cs_sched_price_total(&s);
         c->a[rank] = s.priced_starts;
+        c->o[rank] = s.priced_posts;
     }
     cs_sched_free(&s);
     return c->ok ? c : NULL;
@@ -124,7 +127,7 @@ double cs_window_price(const cs_model *model, const cs_window_shape *shape, size
     if (!c)
         return HUGE_VAL;
     for (int rank = 0; rank < shape->p; rank++) {
-        const double t = c->a[rank] * model->alpha + (double)bytes * c->k[rank];
+        const double t = c->a[rank] * model->alpha + c->o[rank] * model->overhead + (double)bytes * c->k[rank];
         worst = t > worst ? t : worst;
     }
     return worst;
