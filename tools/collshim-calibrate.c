@@ -136,7 +136,8 @@ static void usage(FILE *f)
                    "                     0: one call per timing (a deterministic simulator such as SMPI)\n"
                    "  --colls LIST       the collectives to time, e.g. allreduce,reduce (default all three); the\n"
                    "                     others get no rules: collshim's model decides them under the fitted costs\n"
-                   "  --skip LIST        algorithms of ours not to time, e.g. linear (never a rule's choice)\n"
+                   "  --skip LIST        algorithms of ours not to time, e.g. linear, or of one collective,\n"
+                   "                     allreduce:linear (never a rule's choice)\n"
                    "  -h, --help         this text\n" CS_TOOL_EXIT_STATUS
                    "3 --verify found a cell slower than the library beyond the noise.\n",
                 CAL_MAX_SIZES, CAL_MAX_Q, CS_CAL_MAX_REPS);
@@ -188,13 +189,27 @@ static unsigned parse_colls(const char *s)
     return bits;
 }
 
-/* Is name one of --skip's names? */
-static int skipped(const cal_opts *o, const char *name)
+/* Does the list item t (n characters) name alg: "linear", or with its
+ * collective, "allreduce:linear"? */
+static int names_alg(const char *t, size_t n, const cs_alg *alg)
+{
+    const char *coll = cs_coll_name(alg->coll), *colon = memchr(t, ':', n);
+    if (colon && ((size_t)(colon - t) != strlen(coll) || strncmp(t, coll, strlen(coll))))
+        return 0;
+    if (colon) {
+        n -= (size_t)(colon + 1 - t);
+        t = colon + 1;
+    }
+    return n == strlen(alg->name) && !strncmp(t, alg->name, n);
+}
+
+/* Is alg one of --skip's? */
+static int skipped(const cal_opts *o, const cs_alg *alg)
 {
     const char *s = o->skip ? o->skip : "", *t;
     while (*s) {
         const size_t n = list_next(&s, &t);
-        if (n == strlen(name) && !strncmp(t, name, n))
+        if (names_alg(t, n, alg))
             return 1;
     }
     return 0;
@@ -212,7 +227,7 @@ static int known_algs(const char *s)
         for (int c = 0; c < CS_COLL_LAST && !found; c++) {
             const cs_alg *const *table = cs_alg_table((cs_coll)c, &nalgs);
             for (int i = 0; i < nalgs && !found; i++)
-                found = table[i]->build && strlen(table[i]->name) == n && !strncmp(t, table[i]->name, n);
+                found = table[i]->build && names_alg(t, n, table[i]);
         }
         if (!found)
             return 0;
@@ -656,7 +671,7 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     for (int i = 0; i < nalgs; i++) {
         const cs_alg *alg = table[i];
         char given[CAL_MAX_GIVENS][CAL_GIVEN];
-        if (!alg->cost || cs_select_restriction(alg, prob) || skipped(st->o, alg->name))
+        if (!alg->cost || cs_select_restriction(alg, prob) || skipped(st->o, alg))
             continue;
         /* Parameters in effect that a path before it has too (r = 8 and 16 at p = 4) are timed once. */
         const int ng = row_givens(st, alg, prob, given);

@@ -110,6 +110,12 @@ typedef struct cs_alg {
      * (the engine's elimination, rings and one-way reduce; pricing those by
      * the pricer took 5 to 13 s for a first decision at p = 96). */
     int critical_path;
+    /* Nonzero: the model prices it (the log, collshim-calibrate's timings
+     * and its error) but never chooses it: only a forced choice or a
+     * measured rule runs it, where its price lacks what decides it on
+     * some machines (the linear allreduce: a node's link shared by its
+     * ranks, a path of several hops). */
+    int rules_only;
 } cs_alg;
 
 /*
@@ -156,5 +162,12 @@ const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, c
 /* The inverse of cs_alg_lookup: "name" or "name:args" as a configuration
  * would say it (the parameters given, or tuned: "butterfly:k=2"). */
 void cs_alg_spec(const cs_alg *alg, const cs_params *params, char *buf, size_t size);
+
+/* One round of n messages of `bytes` each way, all in flight at once, as the
+ * critical path prices it (alltoall_linear.c): n receives posted, then the
+ * sends, the last leaving after its post or the n - 1 before it on the
+ * link, arriving alpha later: o n + max(o n, o + (n - 1) beta bytes) +
+ * alpha + beta bytes. Both linear rows' rounds. */
+double cs_linear_round_cost(const cs_model *model, double n, double bytes);
 
 #endif

@@ -16,6 +16,7 @@ extern const cs_alg cs_allreduce_butterfly;
 extern const cs_alg cs_allreduce_elimination;
 extern const cs_alg cs_allreduce_ring;
 extern const cs_alg cs_allreduce_windowed;
+extern const cs_alg cs_allreduce_linear;
 extern const cs_alg cs_reduce_butterfly;
 extern const cs_alg cs_reduce_binomial;
 extern const cs_alg cs_reduce_knomial;
@@ -39,7 +40,7 @@ static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], 
                                                   &cs_alltoall_bruck, &cs_alltoall_linear};
 static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly,
                                                    &cs_allreduce_elimination, &cs_allreduce_ring,
-                                                   &cs_allreduce_windowed};
+                                                   &cs_allreduce_windowed, &cs_allreduce_linear};
 static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly,
                                                 &cs_reduce_binomial, &cs_reduce_elimination, &cs_reduce_ring,
                                                 &cs_reduce_knomial};

@@ -85,7 +85,7 @@ static double cs_select_price(const cs_model *model, const cs_alg *alg, const cs
     return alg->cost(model, prob, params);
 }
 
-/* The model's cheapest runnable algorithm; -1 if none. */
+/* The model's cheapest runnable algorithm (not a rules_only row); -1 if none. */
 static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_params *best_params,
                               double *best_cost)
 {
@@ -94,7 +94,7 @@ static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_
     *best_cost = INFINITY;
     for (int i = 0; i < n; i++) {
         cs_params params;
-        if (!table[i]->cost || cs_select_restriction(table[i], prob))
+        if (!table[i]->cost || table[i]->rules_only || cs_select_restriction(table[i], prob))
             continue;
         cs_params_init(&params);
         double t = cs_select_price(model, table[i], prob, &params, *best_cost);

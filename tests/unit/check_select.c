@@ -177,7 +177,7 @@ static int brute_force_choice(const cs_problem *variant, size_t bytes)
     prob.flags |= CS_PROB_CONTIG;
     for (int i = 0; i < n; i++) {
         cs_params params;
-        if (!table[i]->cost || cs_select_restriction(table[i], &prob))
+        if (!table[i]->cost || table[i]->rules_only || cs_select_restriction(table[i], &prob))
             continue;
         cs_params_init(&params);
         if (table[i]->tune)
@@ -312,10 +312,10 @@ START_TEST(test_breakpoints_any_element_size)
                     const cs_problem call = problem(coll, ps[i], count, elems[e], CS_PROB_COMMUTATIVE);
                     const int chosen = cs_breakpoints_lookup(&bp, call.bytes);
                     cs_params params, best_params;
-                    double best = INFINITY; /* of ours */
+                    double best = INFINITY; /* of ours that the model chooses among */
                     int best_row = 0;
                     for (int a = 1; a < n; a++) {
-                        const double t = price_on_call(&call, a, &params);
+                        const double t = table[a]->rules_only ? INFINITY : price_on_call(&call, a, &params);
                         if (t < best) {
                             best = t;
                             best_row = a;
@@ -420,6 +420,53 @@ START_TEST(test_rules)
     cs_select(&cfg, &cache, &prob, &d);
     ck_assert_int_eq(d.rule, 0);
     ck_assert_str_ne(d.reason, "no rule covers this p and size: native, to be safe");
+}
+END_TEST
+
+/*
+ * A rules_only row (the linear allreduce): under the model collshim-calibrate
+ * --fit measured on the lab's fat tree (alpha 2 us, o 2.4 ns) it is the
+ * cheapest at p = 64 and 4 KiB by a factor of 2, yet neither the model nor
+ * the breakpoints choose it, at any size; a rule or a forced choice runs it,
+ * priced.
+ */
+START_TEST(test_rules_only_row)
+{
+    const cs_model fattree = {.alpha = 2.0e-6, .beta = 1.0e-10, .overhead = 2.4e-9, .margin = 0.1,
+                              .library = CS_LIBRARY_SMPI_MPICH};
+    int n, linear = -1;
+    const cs_alg *const *table = cs_alg_table(CS_COLL_ALLREDUCE, &n);
+    cfg.model = fattree;
+    for (int a = 1; a < n; a++)
+        linear = !strcmp(table[a]->name, "linear") ? a : linear;
+    ck_assert_int_ge(linear, 1);
+    ck_assert(table[linear]->rules_only);
+    cs_problem prob = problem(CS_COLL_ALLREDUCE, 64, 512, 8, CS_PROB_COMMUTATIVE);
+    cs_params params;
+    const double ours = price_on_call(&prob, linear, &params);
+    for (int a = 1; a < n; a++)
+        ck_assert(a == linear || 2 * ours < price_on_call(&prob, a, &params));
+    ck_assert(2 * ours < price_on_call(&prob, 0, &params));
+
+    cs_decision d;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_ptr_ne(d.alg, table[linear]); /* the library's (or the butterfly) */
+    cs_breakpoints bp = {0};
+    cs_breakpoints_compute(&cfg.model, &prob, &bp);
+    for (int i = 0; i < bp.n; i++)
+        ck_assert_int_ne(bp.alg[i], linear);
+
+    add_rule(CS_COLL_ALLREDUCE, 64, 64, 1024, 8192, "linear");
+    memset(&cache, 0, sizeof cache);
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_ptr_eq(d.alg, table[linear]);
+    ck_assert(d.rule == 1 && fabs(d.predicted - ours) <= 1e-12 * ours);
+    cfg.coll[CS_COLL_ALLREDUCE].nrules = 0;
+    cfg.coll[CS_COLL_ALLREDUCE].choice = CS_CHOICE_FORCED;
+    cfg.coll[CS_COLL_ALLREDUCE].alg = table[linear];
+    prob = problem(CS_COLL_ALLREDUCE, 7, 3, 4, 0); /* any p, count < p, non-commutative */
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_ptr_eq(d.alg, table[linear]);
 }
 END_TEST
 
@@ -725,6 +772,7 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_breakpoints_any_element_size);
     tcase_add_test(tc, test_butterfly_tune);
     tcase_add_test(tc, test_rules);
+    tcase_add_test(tc, test_rules_only_row);
     tcase_add_test(tc, test_linear_overlaps);
     tcase_add_test(tc, test_library_scattered_throttled);
     tcase_add_loop_test(tc, test_library_mirrors, 0, sizeof(mirrors) / sizeof(mirrors[0]));

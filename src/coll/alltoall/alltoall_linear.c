@@ -53,20 +53,26 @@ static int cs_linear_batch(int b, int w, int p)
     return hi - lo - (lo == 0);
 }
 
+double cs_linear_round_cost(const cs_model *model, double n, double bytes)
+{
+    /* the last send leaves after n posted receives and either its own post
+     * (posting is slower) or n - 1 blocks on the link before it */
+    const double o = model->overhead, bm = model->beta * bytes;
+    return o * n + fmax(o * n, o + (n - 1) * bm) + model->alpha + bm;
+}
+
 static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     const double m = (double)prob->bytes, p = prob->p;
-    const double copies = (prob->flags & CS_PROB_INPLACE) ? p - 1 : 1, o = model->overhead, bm = model->beta * m;
+    const double copies = (prob->flags & CS_PROB_INPLACE) ? p - 1 : 1;
     if (prob->p == 1)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
     const int w = cs_linear_window(params, prob->p);
     double t = model->rho * m * copies;
     for (int b = 0; b * w < prob->p; b++) {
         const double n = cs_linear_batch(b, w, prob->p);
-        /* the last send leaves after n posted receives and either its own
-         * post (posting is slower) or n - 1 blocks on the link before it */
         if (n > 0)
-            t += o * n + fmax(o * n, o + (n - 1) * bm) + model->alpha + bm;
+            t += cs_linear_round_cost(model, n, m);
     }
     return t;
 }
