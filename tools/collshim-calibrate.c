@@ -822,8 +822,8 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         const double ratio = worse_ratio(&rows[k].path, &rows[0].path, o->reps, o->noise).median;
         if (best < 0 || ratio < best_ratio)
             best = k, best_ratio = ratio;
-        if (model < 0 || rows[k].predicted < rows[model].predicted)
-            model = k;
+        if (!rows[k].path.alg->rules_only && (model < 0 || rows[k].predicted < rows[model].predicted))
+            model = k; /* as select chooses: never a rules_only row */
         if (st->nerr < NELEMS(st->err_fit)) {
             const double meas = median_time(rows[k].path.t_start, o->reps);
             st->err_fit[st->nerr] = fabs(rows[k].predicted / meas - 1.0);
@@ -831,7 +831,7 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         }
     }
     cs_cal_cell cell = {.p = c->p, .bytes = prob.bytes};
-    if (best > 0) {
+    if (best > 0 && model > 0) {
         cell.best = rows[best].path.alg;
         if (rows[best].given[0] && st->ncells[coll] < CAL_MAX_CELLS)
             cell.best_given = strcpy(st->given[coll][st->ncells[coll]], rows[best].given);
