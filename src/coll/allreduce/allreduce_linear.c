@@ -44,12 +44,12 @@
  * (p = 1 or count 0: rho m, 0 in place). Exact when p divides count; otherwise the
  * parts of L - 1 elements make it at most an element per message dearer.
  */
-#include "coll/coll.h"
+#include "coll/reduction/engine.h" /* cs_part: the engine's parts of a block */
 
 /* First element of part j of p. */
 static size_t cs_linear_part(size_t count, int p, int j)
 {
-    return count * (size_t)j / (size_t)p;
+    return cs_part(0, count, p, j);
 }
 
 static double cs_allreduce_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
