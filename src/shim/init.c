@@ -61,11 +61,15 @@ static int cs_shim_cvar(const char *name, int *value)
 
 /* Open MPI's algorithms the user forced (its dynamic decision takes them
  * before any table), as Open MPI itself reads its MCA parameters: from the
- * environment, mpirun --mca and parameter files alike. */
-static void cs_shim_library_forced(cs_model *model)
+ * environment, mpirun --mca and parameter files alike. Open MPI 4.1's first
+ * MPI_T_init_thread sets the library's thread level to the one it is asked
+ * for, even after MPI_Init_thread: asked for MPI_THREAD_SINGLE, a program
+ * given MPI_THREAD_MULTIPLE lost the library's locks and crashed or hung in
+ * its own collectives. So it is asked for the level the program has. */
+static void cs_shim_library_forced(cs_model *model, int level)
 {
     int provided, dynamic = 0, alg;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    if (MPI_T_init_thread(level, &provided) != MPI_SUCCESS)
         return;
     if (cs_shim_cvar("coll_tuned_use_dynamic_rules", &dynamic) == 0 && dynamic)
         for (int c = 0; c < CS_COLL_LAST; c++) {
@@ -123,7 +127,7 @@ static void cs_shim_start(void)
         cs_shim.cfg.model.library = cs_library_detect(version);
 #ifdef OPEN_MPI
     if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI)
-        cs_shim_library_forced(&cs_shim.cfg.model);
+        cs_shim_library_forced(&cs_shim.cfg.model, level);
 #endif
     /* Bokhari's hulls for every d, once, on the model: read only from here on. */
     static cs_hull_table hulls;

@@ -4,7 +4,9 @@
  * MPI_Alltoall concurrently through the shim (contexts are created
  * concurrently too) and compare every result with PMPI_* on the same
  * communicator. Exits 0 with a note if the library does not provide
- * MPI_THREAD_MULTIPLE.
+ * MPI_THREAD_MULTIPLE. First, the level MPI_Query_thread reports must be the
+ * one MPI_Init_thread provided: the shim's start-up must not change it (it
+ * did, under Open MPI, and the library then ran without its locks).
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -52,9 +54,15 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, failures = 0, total;
+    int provided, level, rank, failures = 0, total;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Query_thread(&level);
+    if (level != provided) {
+        fprintf(stderr, "test_threads: rank %d: MPI_Init_thread provided %d, MPI_Query_thread says %d\n", rank,
+                provided, level);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (provided < MPI_THREAD_MULTIPLE) {
         if (rank == 0)
             printf("test_threads: MPI_THREAD_MULTIPLE not provided; nothing to test\n");
