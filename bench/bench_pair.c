@@ -5,7 +5,8 @@
  * time per call of each and the median of the per-repetition ratios.
  *
  * usage: mpiexec.mpich -n P env LD_PRELOAD=build/mpich/libcollshim.so bench_pair COLL [REPS [CALLS [MAXBYTES [STEP]]]]
- *   COLL: allreduce | reduce | alltoall; CALLS: calls per timing (default by size);
+ *   COLL: allreduce | allreduce-long | reduce | alltoall (allreduce-long: MPI_LONG, an exact
+ *   operator's sum, where allreduce sums MPI_DOUBLE); CALLS: calls per timing (default by size);
  *   sizes from 8 bytes to MAXBYTES (default 4 MiB), each STEP times the last (default 8)
  * Never run with the test suite's yield wrapper: it changes timing.
  */
@@ -21,6 +22,11 @@ typedef int (*coll_fn)(int use_pmpi, void *s, void *r, int count);
 static int run_allreduce(int use_pmpi, void *s, void *r, int n)
 {
     return (use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static int run_allreduce_long(int use_pmpi, void *s, void *r, int n)
+{
+    return (use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(s, r, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 }
 
 static int run_reduce(int use_pmpi, void *s, void *r, int n)
@@ -58,8 +64,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     const char *coll = argc > 1 ? argv[1] : "allreduce";
     const int reps = argc > 2 ? atoi(argv[2]) : 21, calls = argc > 3 ? atoi(argv[3]) : 0;
-    coll_fn f = !strcmp(coll, "reduce") ? run_reduce : !strcmp(coll, "alltoall") ? run_alltoall : run_allreduce;
-    const int elem = f == run_alltoall ? 1 : 8, blocks = f == run_alltoall ? p : 1;
+    coll_fn f = !strcmp(coll, "reduce")           ? run_reduce
+                : !strcmp(coll, "alltoall")       ? run_alltoall
+                : !strcmp(coll, "allreduce-long") ? run_allreduce_long
+                                                  : run_allreduce;
+    const int elem = f == run_alltoall ? 1 : f == run_allreduce_long ? (int)sizeof(long) : (int)sizeof(double), blocks = f == run_alltoall ? p : 1;
     const size_t max_bytes = argc > 4 ? (size_t)atoll(argv[4]) : (size_t)1 << 22;
     const size_t step = argc > 5 && atoi(argv[5]) > 1 ? (size_t)atoi(argv[5]) : 8;
     char *s = malloc(max_bytes * (size_t)blocks), *r = malloc(max_bytes * (size_t)blocks);

@@ -10,34 +10,34 @@
 #include <stdlib.h>
 
 /* A timing starts with the ranks in step. */
-static double bench_start(void)
+static inline double bench_start(void)
 {
     PMPI_Barrier(MPI_COMM_WORLD);
     return PMPI_Wtime();
 }
 
 /* Seconds per call of `calls` calls since t0, the slowest rank's. */
-static double bench_per_call(double t0, int calls)
+static inline double bench_per_call(double t0, int calls)
 {
     double t = (PMPI_Wtime() - t0) / calls, slowest;
     PMPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return slowest;
 }
 
-static int bench_cmp_double(const void *a, const void *b)
+static inline int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static double bench_median(double *v, int n)
+static inline double bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof(double), bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* timer(0, ctx): the intercepted path; timer(1, ctx): the library's. */
-static void bench_pairs(double (*timer)(int use_pmpi, void *ctx), void *ctx, int reps, double *shim, double *lib,
+static inline void bench_pairs(double (*timer)(int use_pmpi, void *ctx), void *ctx, int reps, double *shim, double *lib,
                         double *ratio)
 {
     for (int i = 0; i < reps; i++) {
