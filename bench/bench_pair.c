@@ -68,7 +68,8 @@ int main(int argc, char **argv)
                 : !strcmp(coll, "alltoall")       ? run_alltoall
                 : !strcmp(coll, "allreduce-long") ? run_allreduce_long
                                                   : run_allreduce;
-    const int elem = f == run_alltoall ? 1 : f == run_allreduce_long ? (int)sizeof(long) : (int)sizeof(double), blocks = f == run_alltoall ? p : 1;
+    const int blocks = f == run_alltoall ? p : 1;
+    const int elem = f == run_alltoall ? 1 : f == run_allreduce_long ? (int)sizeof(long) : (int)sizeof(double);
     const size_t max_bytes = argc > 4 ? (size_t)atoll(argv[4]) : (size_t)1 << 22;
     const size_t step = argc > 5 && atoi(argv[5]) > 1 ? (size_t)atoi(argv[5]) : 8;
     char *s = malloc(max_bytes * (size_t)blocks), *r = malloc(max_bytes * (size_t)blocks);

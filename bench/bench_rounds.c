@@ -45,17 +45,20 @@ static void ping_pong(const rounds *x, int peer)
     }
 }
 
-/* Rounds of the kind in one call: seconds per round. */
+/* Rounds of the kind in one call: seconds per round (a ping-pong is two:
+ * its half round trip; a butterfly log2 p). */
 static double time_rounds(const rounds *x)
 {
     const int peer = x->rank ^ 1;
-    int per_call = 1;
+    int per_call = x->kind == PP1 || x->kind == PPALL ? 2 : 1;
+    if (x->kind == BFLY)
+        for (int mask = 2; mask < x->p; mask <<= 1)
+            per_call++;
     const double t0 = bench_start();
     for (int c = 0; c < x->calls; c++) {
         switch (x->kind) {
         case PP1:
         case PPALL:
-            per_call = 2;
             if (peer < x->p && (x->kind == PPALL || x->rank < 2))
                 ping_pong(x, peer);
             break;
@@ -64,8 +67,7 @@ static double time_rounds(const rounds *x)
                           MPI_STATUS_IGNORE);
             break;
         default:
-            per_call = 0;
-            for (int mask = 1; mask < x->p; mask <<= 1, per_call++) {
+            for (int mask = 1; mask < x->p; mask <<= 1) {
                 MPI_Request req[2];
                 MPI_Status st[2];
                 PMPI_Irecv(x->r, x->bytes, MPI_BYTE, x->rank ^ mask, 0, MPI_COMM_WORLD, &req[0]);
@@ -74,7 +76,7 @@ static double time_rounds(const rounds *x)
             }
         }
     }
-    return bench_per_call(t0, x->calls) / (per_call ? per_call : 1);
+    return bench_per_call(t0, x->calls) / per_call;
 }
 
 int main(int argc, char **argv)

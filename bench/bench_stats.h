@@ -38,7 +38,7 @@ static inline double bench_median(double *v, int n)
 
 /* timer(0, ctx): the intercepted path; timer(1, ctx): the library's. */
 static inline void bench_pairs(double (*timer)(int use_pmpi, void *ctx), void *ctx, int reps, double *shim, double *lib,
-                        double *ratio)
+                               double *ratio)
 {
     for (int i = 0; i < reps; i++) {
         const int lib_first = i % 2 == 0;
