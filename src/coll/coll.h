@@ -86,6 +86,9 @@ typedef struct cs_alg {
     double (*tune_priced)(const cs_model *model, const cs_problem *prob, cs_params *params, double stop);
     /* The closed-form cost in seconds; NULL for native (unknown to the model). */
     double (*cost)(const cs_model *model, const cs_problem *prob, const cs_params *params);
+    /* Optional, for rows whose price is dear: cost, or where the row cannot
+     * be cheaper than stop, a price at or above it (cs_alg_cost_within). */
+    double (*cost_within)(const cs_model *model, const cs_problem *prob, const cs_params *params, double stop);
     /* The schedule of one rank; NULL for native. Returns an MPI error code. */
     int (*build)(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
     /* Write the parameters as "k=2,b=4096" (empty if none); returns the length. */
@@ -141,6 +144,14 @@ typedef struct cs_collective {
 } cs_collective;
 
 const cs_collective *cs_collective_of(cs_coll coll);
+
+/* The cost of a row with its parameters, or a price at or above stop where
+ * it cannot be cheaper (a row with cost_within stops pricing there). */
+static inline double cs_alg_cost_within(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
+                                        const cs_params *params, double stop)
+{
+    return alg->cost_within ? alg->cost_within(model, prob, params, stop) : alg->cost(model, prob, params);
+}
 
 /* A bound on the largest message of a call's schedules, in bytes. */
 double cs_collective_largest_message(const cs_problem *prob);

@@ -82,29 +82,52 @@ static double cs_select_price(const cs_model *model, const cs_alg *alg, const cs
     } else if (alg->tune) {
         alg->tune(model, prob, params);
     }
-    return alg->cost(model, prob, params);
+    return cs_alg_cost_within(alg, model, prob, params, stop);
 }
 
-/* The model's cheapest runnable algorithm (not a rules_only row); -1 if none. */
-static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_params *best_params,
-                              double *best_cost)
+/* Row i, if the model chooses among it, tuned and priced against *best_cost
+ * (on a tie, first: the lower row wins). */
+static void cs_select_try(const cs_model *model, const cs_problem *prob, const cs_alg *const *table, int i, int first,
+                          int *best, cs_params *best_params, double *best_cost)
+{
+    cs_params params;
+    if (!table[i]->cost || table[i]->rules_only || cs_select_restriction(table[i], prob))
+        return;
+    cs_params_init(&params);
+    /* a row tried first on a tie: priced until it passes the next double up,
+     * so that a price at or above that is above the best */
+    const double stop = first ? nextafter(*best_cost, INFINITY) : *best_cost;
+    const double t = cs_select_price(model, table[i], prob, &params, stop);
+    if (t < *best_cost || (first && t == *best_cost)) {
+        *best_cost = t;
+        *best_params = params;
+        *best = i;
+    }
+}
+
+/* The model's cheapest runnable algorithm (not a rules_only row); -1 if
+ * none. Row hint (or -1) is priced first: where it is the cheapest, the
+ * others stop pricing as soon as they pass it (the breakpoints' next
+ * sample is likely to choose what the last one chose); the choice is the
+ * same, the first of equal prices in the table's order. */
+static int cs_select_cheapest_from(const cs_model *model, const cs_problem *prob, int hint, cs_params *best_params,
+                                   double *best_cost)
 {
     int n, best = -1;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
     *best_cost = INFINITY;
-    for (int i = 0; i < n; i++) {
-        cs_params params;
-        if (!table[i]->cost || table[i]->rules_only || cs_select_restriction(table[i], prob))
-            continue;
-        cs_params_init(&params);
-        double t = cs_select_price(model, table[i], prob, &params, *best_cost);
-        if (t < *best_cost) {
-            *best_cost = t;
-            *best_params = params;
-            best = i;
-        }
-    }
+    if (hint > 0 && hint < n)
+        cs_select_try(model, prob, table, hint, 0, &best, best_params, best_cost);
+    for (int i = 0; i < n; i++)
+        if (i != hint)
+            cs_select_try(model, prob, table, i, best >= 0 && i < best, &best, best_params, best_cost);
     return best;
+}
+
+static int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_params *best_params,
+                              double *best_cost)
+{
+    return cs_select_cheapest_from(model, prob, -1, best_params, best_cost);
 }
 
 /*
@@ -145,7 +168,9 @@ int cs_select_loop_keeps(const cs_model *model, const cs_problem *prob, const cs
     ahead.alpha = ahead.alpha_node = 0.0;
     const char *name;
     const double library = cs_library_price(&ahead, prob, &name);
-    return library >= 0 && alg->cost(&ahead, prob, params) > library;
+    /* ours priced only until it passes the library's (the next double up: a
+     * price at or above it is then above it) */
+    return library >= 0 && cs_alg_cost_within(alg, &ahead, prob, params, nextafter(library, INFINITY)) > library;
 }
 
 /* A breakpoint entry as one number: the table index and the tuned
@@ -164,27 +189,86 @@ static long cs_bp_entry_key(const cs_breakpoints *bp, int i)
     return bp->alg[i] + ((long)bp->radix[i] << 8) + ((long)bp->k1[i] << 16) + ((long)bp->rmax[i] << 24);
 }
 
-/* The model's choice at one size, ignoring per-call restrictions other than
- * p, the operator and exactness (contiguity is checked at the call). The
- * size is bytes of 1-byte elements: the breakpoints serve every datatype of
- * the variant (with the call's element size and count = bytes, a schedule-
- * priced reduce was priced at elem times its size). */
-static long cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes)
+/* The table index a breakpoint key holds, and its parameters on fresh
+ * params (cs_bp_key's inverse): what a call runs, tuning nothing more. */
+static int cs_bp_key_params(long key, cs_params *params)
+{
+    const int radix = (int)((key >> 8) & 0xff), k1 = (int)((key >> 16) & 0xff), rmax = (int)((key >> 24) & 0xff);
+    params->radix = radix ? radix : params->radix;
+    params->k = k1 ? k1 - 1 : params->k;
+    params->rmax = rmax ? rmax : params->rmax;
+    return (int)(key & 0xff);
+}
+
+/* The variant at one size, in bytes of 1-byte elements: the breakpoints
+ * serve every datatype of the variant (with the call's element size and
+ * count = bytes, a schedule-priced reduce was priced at elem times its
+ * size). Contiguity is checked at the call. */
+static cs_problem cs_bp_problem(const cs_problem *variant, size_t bytes)
 {
     cs_problem prob = *variant;
-    cs_params params;
-    double cost;
     prob.bytes = prob.count = bytes;
     prob.elem = 1;
     prob.flags |= CS_PROB_CONTIG;
+    return prob;
+}
+
+/* The model's choice at one size, ignoring per-call restrictions other than
+ * p, the operator and exactness. */
+static long cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes, long hint)
+{
+    const cs_problem prob = cs_bp_problem(variant, bytes);
+    cs_params params;
+    double cost;
     const char *name;
     double library;
     int n;
     const cs_alg *const *table = cs_alg_table(prob.coll, &n);
-    int i = cs_select_cheapest(model, &prob, &params, &cost);
+    int i = cs_select_cheapest_from(model, &prob, (int)(hint & 0xff), &params, &cost);
     if (i < 0 || cs_select_library_keeps(model, &prob, table[i], &params, cost, &library, &name))
         return 0;
     return cs_bp_key(i, &params);
+}
+
+/*
+ * The choice at one size between two of ours alone, a and b: each priced
+ * with the parameters it holds (no tuning), the cheaper kept (on a tie, a)
+ * unless the library keeps the call. It is cs_breakpoints_choice wherever
+ * the model's cheapest there is a or b, which the bisection between two
+ * samples that chose them assumes (a third choice inside the interval was
+ * never entered: the entry at its end is the later sample's). Not where
+ * one is the library's: whether it keeps the call depends on which of
+ * ours is cheapest (back to back, one row loses where another does not).
+ * Two rows priced, not every row tuned: at p = 65,535 a reduce's
+ * bisection steps cost a tenth of what they did.
+ */
+static long cs_breakpoints_between(const cs_model *model, const cs_problem *variant, size_t bytes, long a, long b)
+{
+    const cs_problem prob = cs_bp_problem(variant, bytes);
+    const long keys[2] = {a, b};
+    int n, best = 0;
+    long best_key = 0;
+    double cost = INFINITY, library;
+    cs_params best_params;
+    const char *name;
+    const cs_alg *const *table = cs_alg_table(prob.coll, &n);
+    for (int j = 0; j < 2; j++) {
+        cs_params params;
+        cs_params_init(&params);
+        const int i = cs_bp_key_params(keys[j], &params);
+        if (i == 0)
+            continue; /* the library's: kept below, or not at all */
+        const double t = cs_select_price(model, table[i], &prob, &params, cost);
+        if (t < cost) {
+            cost = t;
+            best = i;
+            best_key = keys[j];
+            best_params = params;
+        }
+    }
+    if (!best || cs_select_library_keeps(model, &prob, table[best], &best_params, cost, &library, &name))
+        return 0;
+    return best_key;
 }
 
 /* The first of our algorithms that cannot run prob, and why. */
@@ -216,13 +300,19 @@ static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, long key)
 }
 
 /*
- * Sample the sizes 2^(i/4) bytes up to 2^40 and bisect between samples whose
- * choices differ, down to the byte.
+ * Sample the sizes 2^(i/4) bytes up to 2^40 (or the largest size a call can
+ * run ours at) and bisect between samples whose choices differ, down to the
+ * byte or to 1/2^CS_BP_PRECISION of the size: there the two choices' prices
+ * cross, and within 0.8% of a crossing they differ by less than the model
+ * can tell (it errs by 10% and more). To the byte, a reduce's first
+ * decision at p = 65,535 took 120 ms, most of it in bisecting.
  */
+enum { CS_BP_PRECISION = 7 };
 void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp)
 {
     size_t prev = 1;
-    long prev_alg = cs_breakpoints_choice(model, variant, 1);
+    long prev_alg = cs_breakpoints_choice(model, variant, 1, 0);
+    const int library = cs_collective_of(variant->coll)->native;
 
     bp->n = 0;
     cs_breakpoints_add(bp, 1, prev_alg);
@@ -230,12 +320,17 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
         size_t size = (size_t)ldexp(1.0, i / 4) + (size_t)((ldexp(1.0, i / 4) * (i % 4)) / 4);
         if (size <= prev)
             continue;
-        long alg = cs_breakpoints_choice(model, variant, size);
+        const cs_problem at = cs_bp_problem(variant, size);
+        if (library && cs_collective_largest_message(&at) > (double)INT_MAX)
+            break; /* the library runs every call from here (cs_select): no entry is looked up */
+        long alg = cs_breakpoints_choice(model, variant, size, prev_alg);
         if (alg != prev_alg) {
             size_t lo = prev, hi = size; /* choice(lo) == prev_alg, choice(hi) == alg */
-            while (hi - lo > 1) {
+            while (hi - lo > 1 && hi - lo > (lo >> CS_BP_PRECISION)) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (cs_breakpoints_choice(model, variant, mid) == prev_alg)
+                const long at = prev_alg && alg ? cs_breakpoints_between(model, variant, mid, prev_alg, alg)
+                                                : cs_breakpoints_choice(model, variant, mid, prev_alg);
+                if (at == prev_alg)
                     lo = mid;
                 else
                     hi = mid;
@@ -245,11 +340,9 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
         prev = size;
         prev_alg = alg;
     }
-    cs_problem prob = *variant;
+    const cs_problem prob = cs_bp_problem(variant, 1);
     cs_params params;
     double cost;
-    prob.bytes = prob.count = prob.elem = 1;
-    prob.flags |= CS_PROB_CONTIG;
     if (bp->n == 1 && bp->alg[0] == 0 && cs_select_cheapest(model, &prob, &params, &cost) < 0)
         cs_select_first_declined(&prob, &bp->passed, &bp->declined);
     bp->computed = 1;
@@ -425,9 +518,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
     if (alg->cost && !cs_select_restriction(alg, prob)) {
         /* The parameters the breakpoints hold: tune does not search again. The
          * price only for the log: a lookup and the parameters, nothing more. */
-        d->params.radix = bp->radix[entry] ? bp->radix[entry] : d->params.radix;
-        d->params.k = bp->k1[entry] ? bp->k1[entry] - 1 : d->params.k;
-        d->params.rmax = bp->rmax[entry] ? bp->rmax[entry] : d->params.rmax;
+        cs_bp_key_params(cs_bp_entry_key(bp, entry), &d->params);
         if (alg->tune)
             alg->tune(&cfg->model, prob, &d->params);
         cs_decide(d, alg, "breakpoint: the model's choice for this size");

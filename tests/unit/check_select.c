@@ -1,5 +1,6 @@
 /* Selection: restrictions, the order of the rules, breakpoints, tuning. */
 #include <check.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -217,6 +218,45 @@ START_TEST(test_breakpoints_agree_with_model)
                 ck_assert_int_eq(cs_breakpoints_lookup(&bp, bytes), brute_force_choice(&variant, bytes));
         }
     }
+}
+END_TEST
+
+/* Where the row changes, the entry starts within 1% of where the model's
+ * choice changes (the bisection stops at 1/128 of the size, or between two
+ * of ours prices those two alone): 1% above an entry's first size the
+ * model chooses its row, 1% below it the row before. And no entry starts
+ * where a call's largest message passes INT_MAX (the library runs those
+ * before the breakpoints are looked up; sampling them was a fifth of a
+ * first decision). */
+START_TEST(test_breakpoints_placed)
+{
+    const int ps[] = {5, 12, 96, 105, 1000};
+    for (int i = 0; i < 5; i++)
+        for (cs_coll coll = 0; coll < CS_COLL_LAST; coll++)
+            for (unsigned flags = 0; flags < 4; flags++) {
+                cs_problem variant = problem(coll, ps[i], 1, 1, flags);
+                cs_breakpoints bp = {0};
+                cs_breakpoints_compute(&cfg.model, &variant, &bp);
+                for (int j = 1; j < bp.n; j++) {
+                    if (bp.alg[j] == bp.alg[j - 1])
+                        continue;
+                    const size_t above = bp.lo[j] + bp.lo[j] / 100, below = bp.lo[j] - bp.lo[j] / 100 - 1;
+                    if (j + 1 == bp.n || above < bp.lo[j + 1])
+                        ck_assert_msg(brute_force_choice(&variant, above) == bp.alg[j], "%s p = %d: row %d from %zu",
+                                      cs_coll_name(coll), ps[i], bp.alg[j], bp.lo[j]);
+                    if (below >= bp.lo[j - 1])
+                        ck_assert_msg(brute_force_choice(&variant, below) == bp.alg[j - 1],
+                                      "%s p = %d: row %d up to %zu", cs_coll_name(coll), ps[i], bp.alg[j - 1], bp.lo[j]);
+                }
+                cs_problem last = problem(coll, ps[i], bp.lo[bp.n - 1], 1, flags);
+                ck_assert_double_le(cs_collective_largest_message(&last), (double)INT_MAX);
+            }
+    cs_decision d;
+    const cs_problem beyond = problem(CS_COLL_ALLTOALL, 1000, (size_t)INT_MAX / 1000 + 1, 1, 0);
+    memset(&cache, 0, sizeof cache);
+    cs_select(&cfg, &cache, &beyond, &d);
+    ck_assert_str_eq(d.alg->name, "native");
+    ck_assert_msg(strstr(d.reason, "INT_MAX"), "reason '%s'", d.reason);
 }
 END_TEST
 
@@ -769,6 +809,7 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_reduce_loop_keeps_library);
     tcase_add_test(tc, test_noncontig_declined);
     tcase_add_test(tc, test_breakpoints_agree_with_model);
+    tcase_add_test(tc, test_breakpoints_placed);
     tcase_add_test(tc, test_breakpoints_any_element_size);
     tcase_add_test(tc, test_butterfly_tune);
     tcase_add_test(tc, test_rules);

@@ -50,7 +50,8 @@ static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, c
         .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG, .parse = cs_params_parse_bk, .tune = cs_elimination_tune,     \
         .tune_priced = cs_elimination_tune_priced,                                                            \
         .syntax = CS_PARAMS_SYNTAX_BK,                                                                        \
-        .cost = cs_red_cost, .build = cs_red_build, .format = cs_params_format_bk, .describe = cs_red_describe,    \
+        .cost = cs_red_cost, .cost_within = cs_red_cost_within, .build = cs_red_build,                        \
+        .format = cs_params_format_bk, .describe = cs_red_describe,                                           \
     }
 
 const cs_alg cs_allreduce_elimination =

@@ -39,7 +39,8 @@ static void cs_ring_tune(const cs_model *model, const cs_problem *prob, cs_param
         .name = "ring", .description = what, .coll = collective,                                              \
         .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG, .parse = cs_params_parse_bkr,            \
         .syntax = CS_PARAMS_SYNTAX_BKR,                                                                       \
-        .tune = cs_ring_tune, .tune_priced = cs_ring_tune_priced, .cost = cs_red_cost, .build = cs_red_build,    \
+        .tune = cs_ring_tune, .tune_priced = cs_ring_tune_priced, .cost = cs_red_cost,                        \
+        .cost_within = cs_red_cost_within, .build = cs_red_build,                                              \
         .format = cs_params_format_bkr,                                                                        \
         .describe = cs_red_describe,                                                                           \
     }
