@@ -103,6 +103,10 @@ typedef struct cs_model {
      * and beta, on a path of their own (shared memory, not the network). */
     double alpha_node, beta_node;
     int node_levels;
+    /* Seconds per byte through a node's link to the network, which the
+     * messages its ranks send (receive) off the node at once share; 0: each
+     * rank's own link, beta, is all (cs_model_at_level). */
+    double beta_link;
     /* select keeps the MPI library's collective unless ours is predicted
      * cheaper by this fraction of the library's price (0 <= margin < 1). */
     double margin;
@@ -155,6 +159,59 @@ typedef struct cs_problem {
     size_t bytes; /* m: count * elem */
     unsigned flags;
     int n, r;     /* the window reductions: window length and result offset; 0 otherwise */
+    /* Ranks per node, placed in blocks: ranks ppn*j .. ppn*j + ppn - 1 share
+     * node j (the shim finds it once per communicator); 0 or 1: not known, or
+     * one a node, and the model has one level. */
+    int ppn;
 } cs_problem;
+
+/* Does the model see nodes on this problem (ranks a node, and a node level
+ * or a node's link)? */
+static inline int cs_model_nodes(const cs_model *model, const cs_problem *prob)
+{
+    return prob->ppn > 1 && (model->node_levels || model->beta_link > 0.0);
+}
+
+/* A message within a node: alpha_node and beta_node, where the model has them. */
+static inline cs_model cs_model_on_node(const cs_model *model)
+{
+    cs_model at = *model;
+    if (model->node_levels) {
+        at.alpha = model->alpha_node;
+        at.beta = model->beta_node;
+    }
+    return at;
+}
+
+/* A message off the node, `senders` of the node's ranks sending (receiving)
+ * at once: alpha, and per byte the larger of a rank's beta and its share of
+ * the node's link. */
+static inline cs_model cs_model_off_node(const cs_model *model, long senders)
+{
+    cs_model at = *model;
+    if ((double)senders * model->beta_link > at.beta)
+        at.beta = (double)senders * model->beta_link;
+    return at;
+}
+
+/*
+ * The model that the messages of one level of a schedule see: ranks stride
+ * apart, in instances of f members (a butterfly: 2, a ring or an
+ * elimination: its size). With prob->ppn ranks a node, an instance that
+ * lies within a node (stride * f divides ppn) is on the node; else off it,
+ * with as many of the node's ranks sending at once as play the same role:
+ * every one where stride is a multiple of ppn (they all have the same digit
+ * at the level), else min(stride, ppn). Where a level is in part on the
+ * node, the part off it: the slower.
+ */
+static inline cs_model cs_model_at_level(const cs_model *model, const cs_problem *prob, long stride, int f)
+{
+    const long ppn = prob->ppn;
+    if (!cs_model_nodes(model, prob))
+        return *model;
+    if (stride * f <= ppn && ppn % (stride * f) == 0)
+        return cs_model_on_node(model);
+    return cs_model_off_node(model, stride % ppn == 0 ? ppn : stride < ppn ? stride : ppn);
+}
 
 #endif

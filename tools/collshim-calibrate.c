@@ -63,6 +63,7 @@
 #include "calibrate/common_start.h"
 #include "calibrate/derive.h"
 #include "calibrate/measure.h"
+#include "sched/nodes.h"
 #include "config/config.h"
 #include "cs_tool.h"
 #include "model/fit.h"
@@ -385,15 +386,16 @@ static int fit_robust(const size_t *x, const double *t, int n, int *dropped, cs_
     }
 }
 
-/* alpha and beta between world ranks 0 and b: 0 on success. */
-static int fit_pair(int b, const cal_opts *o, const char *what, cs_fit *f)
+/* alpha and beta of world rank 0's ping-pong with peer[0], every rank r in
+ * one with peer[r] at once (-1: none): 0 on success. */
+static int fit_pairs(const int *peer, const cal_opts *o, const char *what, cs_fit *f)
 {
     const size_t *x = o->quick ? pp_quick : pp_full;
     const int n = o->quick ? NELEMS(pp_quick) : NELEMS(pp_full);
     double t[16];
     int dropped[16] = {0};
     for (int i = 0; i < n; i++)
-        t[i] = cs_cal_pingpong(MPI_COMM_WORLD, 0, b, x[i], o->reps, o->target / 4);
+        t[i] = cs_cal_pingpong_pairs(MPI_COMM_WORLD, peer, 0, x[i], o->reps, o->target / 4);
     int rc = fit_robust(x, t, n, dropped, f);
     if (rank == 0 && rc == 0)
         print_fit(what, f, x, t, dropped, n);
@@ -476,6 +478,38 @@ static int fit_overhead(const cal_opts *o, double pp_alpha, double *overhead)
     return 0;
 }
 
+/* alpha and beta between world ranks 0 and b alone (peer: scratch, p entries). */
+static int fit_pair(int b, int *peer, const cal_opts *o, const char *what, cs_fit *f)
+{
+    for (int r = 0; r < world; r++)
+        peer[r] = r == 0 ? b : r == b ? 0 : -1;
+    return fit_pairs(peer, o, what, f);
+}
+
+/*
+ * A node's link (model.beta_link): every rank in a ping-pong with the
+ * same-numbered rank of a partner node at once, so that each node's ranks
+ * all send off it together; per byte each pair then sees its share of the
+ * link. The link's own time per byte is that share over the ranks of world
+ * rank 0's node in a pair (not less than the model's beta over them: a
+ * link that one rank alone fills). node_of: world entries; scratch: 5 world + 1.
+ */
+static int fit_node_link(const int *node_of, int *scratch, const cal_opts *o, cs_model *m)
+{
+    int *peer = scratch + 4 * world + 1, senders = 0;
+    cs_fit loaded;
+    cs_cal_cross_node_pairs(node_of, world, scratch, peer);
+    for (int r = 0; r < world; r++)
+        senders += node_of[r] == node_of[0] && peer[r] >= 0;
+    if (fit_pairs(peer, o, "ping-pong between nodes, every rank in a pair at once", &loaded) != 0)
+        return -1;
+    m->beta_link = senders > 1 && loaded.b > m->beta ? loaded.b / senders : 0.0;
+    if (rank == 0)
+        printf("# beta_link %.3e s/B: a node's link, %d of its ranks sending off it at once (%s)\n", m->beta_link,
+               senders, m->beta_link > 0.0 ? "shared" : "each as fast as one alone: not shared");
+    return 0;
+}
+
 /* Fit the model; 0 on success (every rank gets it). */
 static int fit_model(const cal_opts *o, cs_model *m)
 {
@@ -488,7 +522,7 @@ static int fit_model(const cal_opts *o, cs_model *m)
     leader = rank; /* the world rank of my node's first rank names the node */
     PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
     PMPI_Comm_free(&node);
-    int *node_of = malloc(sizeof(int) * (size_t)world);
+    int *node_of = malloc(sizeof(int) * ((size_t)world * 6 + 1)), *scratch = node_of + world;
     if (!node_of)
         return -1;
     PMPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
@@ -501,13 +535,13 @@ static int fit_model(const cal_opts *o, cs_model *m)
         if (node_of[r] == r)
             nodes_key++;
     }
-    free(node_of);
     if (rank == 0)
         printf("# %d ranks on %d node(s)\n", world, nodes_key + 1);
-    if (same_node >= 0 && fit_pair(same_node, o, "ping-pong within a node", &intra) != 0)
+    if ((same_node >= 0 && fit_pair(same_node, scratch, o, "ping-pong within a node", &intra) != 0) ||
+        (other_node >= 0 && fit_pair(other_node, scratch, o, "ping-pong between nodes", &inter) != 0)) {
+        free(node_of);
         return -1;
-    if (other_node >= 0 && fit_pair(other_node, o, "ping-pong between nodes", &inter) != 0)
-        return -1;
+    }
     const cs_fit *take = other_node >= 0 ? &inter : &intra;
     if (rank == 0)
         printf("# the model takes the %s fit\n", other_node >= 0 ? "inter-node (the slower links)" : "intra-node");
@@ -515,8 +549,10 @@ static int fit_model(const cal_opts *o, cs_model *m)
         printf("# warning: a message within a node starts in %.0f us: more ranks than free cores (time slices)?\n"
                "#          calibrate on an otherwise idle node, one rank per core\n",
                intra.a * 1e6);
-    if (fit_overhead(o, take->a, &m->overhead) != 0)
+    if (fit_overhead(o, take->a, &m->overhead) != 0) {
+        free(node_of);
         return -1;
+    }
     /* A blocking ping-pong's half round trip is alpha + o to the pricer (the sender posts, the
      * receiver's receive waits posted): the model's alpha is the rest. */
     m->alpha = fmax(0.0, take->a - m->overhead);
@@ -529,6 +565,10 @@ static int fit_model(const cal_opts *o, cs_model *m)
     if (rank == 0)
         printf("# model: alpha %.3e s, beta %.3e s/B, overhead %.3e s%s\n", m->alpha, m->beta, m->overhead,
                m->node_levels ? " (alpha_node, beta_node: the intra-node fit's)" : "");
+    const int link = other_node >= 0 && same_node >= 0 ? fit_node_link(node_of, scratch, o, m) : 0;
+    free(node_of);
+    if (link != 0)
+        return -1;
 
     m->rho = fit_per_byte(time_copy, NULL, o);
     static const reduce_class classes[] = {
@@ -782,6 +822,7 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
     cs_cal_timing tm = {.reps = o->reps, .target = o->target};
 
     cs_cal_problem(coll, c->p, bytes, &prob);
+    prob.ppn = c->ppn;
     const int n = cell_paths(st, &prob, cache, rows);
     for (int k = 0; k < n; k++)
         paths[k] = rows[k].path;
@@ -888,6 +929,7 @@ static int measure_comm(cal_state *st, int q)
     PMPI_Comm_dup(c.comm, &c.priv);
     PMPI_Comm_size(c.comm, &c.p);
     PMPI_Comm_rank(c.comm, &c.rank);
+    cs_comm_ppn(c.priv, c.rank, c.p, &c.ppn); /* the shim's too: its decisions and prices on nodes */
     memset(&cache, 0, sizeof cache);
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
         if (!(st->o->colls & (1u << coll)))

@@ -19,6 +19,10 @@ const cs_config_doc cs_config_key_docs[] = {
      "α of a message between ranks of one node (one `MPI_COMM_TYPE_SHARED` communicator); setting it or "
      "`beta_node` makes the model two-level, `alpha` and `beta` then price messages between nodes"},
     {"model.beta_node", "seconds per byte, 0 to 1e9", "β of a message between ranks of one node, on a path of its own"},
+    {"model.beta_link", "seconds per byte, 0 to 1e9",
+     "a node's link to the network, which the messages its ranks send off it at once share (each rank then "
+     "sees the larger of `beta` and its share); 0 (the default): not shared. Applies where a communicator's "
+     "ranks lie on nodes in blocks of one size; `collshim-calibrate --fit` measures it over nodes"},
     {"model.margin", "a fraction, 0 to below 1",
      "the MPI library keeps a call unless ours is predicted cheaper than the library's default algorithm by this "
      "fraction of its price (default 0.1)"},

@@ -470,6 +470,7 @@ static const cs_key cs_model_keys[] = {
     {"overhead", cs_set_cost, offsetof(cs_model, overhead), 0, NULL},
     {"alpha_node", cs_set_node_cost, offsetof(cs_model, alpha_node), 0, NULL},
     {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
+    {"beta_link", cs_set_cost, offsetof(cs_model, beta_link), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
     {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},
 };

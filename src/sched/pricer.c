@@ -17,6 +17,7 @@ typedef struct cs_event {
     int rank;  /* START: the rank; ARRIVE: the receiver */
     int round; /* START: the round to begin; ARRIVE: the receiver's round */
     int local; /* ARRIVE: 1 if sender and receiver share a node */
+    int link;  /* ARRIVE: it crosses the nodes' links (model->beta_link) */
     size_t bytes;
     size_t seq; /* ties in push order: links are FIFO */
 } cs_event;
@@ -94,12 +95,19 @@ typedef struct cs_pricer {
     int *got;           /* deliveries per (rank, round) */
     double *last;       /* the latest delivery per (rank, round) */
     double *finish;
+    double *node_out, *node_in; /* per node: when its link is through what was queued on it */
     cs_heap heap;
 } cs_pricer;
 
 static int cs_same_node(const cs_pricer *pr, int a, int b)
 {
     return pr->model->node_levels && pr->ppn > 1 && a / pr->ppn == b / pr->ppn;
+}
+
+/* Does a message from a to b go through their nodes' links? */
+static int cs_crosses_link(const cs_pricer *pr, int a, int b)
+{
+    return pr->node_out && a / pr->ppn != b / pr->ppn;
 }
 
 /* The round's messages are all in: its local steps, then the next round. */
@@ -129,14 +137,20 @@ static int cs_post(cs_pricer *pr, int rank, const cs_step *st, double *t)
         c->expected++;
         return 0;
     }
-    const int local = cs_same_node(pr, rank, st->peer);
+    const int local = cs_same_node(pr, rank, st->peer), link = cs_crosses_link(pr, rank, st->peer);
     const double beta = local ? mo->beta_node : mo->beta, alpha = local ? mo->alpha_node : mo->alpha;
     const double leave = *t > c->link_free[local] ? *t : c->link_free[local];
     c->link_free[local] = leave + beta * (double)st->len;
     if (c->link_free[local] > c->ready)
         c->ready = c->link_free[local];
+    if (link) { /* its bytes also pass the node's link, behind those queued there */
+        double *out = &pr->node_out[rank / pr->ppn];
+        *out = (*out > leave ? *out : leave) + mo->beta_link * (double)st->len;
+        if (*out > c->ready)
+            c->ready = *out;
+    }
     return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha, .kind = CS_EV_ARRIVE, .rank = st->peer,
-                                              .round = c->round, .local = local, .bytes = st->len});
+                                              .round = c->round, .local = local, .link = link, .bytes = st->len});
 }
 
 static int cs_round_start(cs_pricer *pr, int rank, double t)
@@ -176,10 +190,16 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     const double beta = e->local ? mo->beta_node : mo->beta;
     const double start = e->t > c->in_free[e->local] ? e->t : c->in_free[e->local];
     c->in_free[e->local] = start + beta * (double)e->bytes;
+    double done = c->in_free[e->local];
+    if (e->link) { /* and through the receiving node's link */
+        double *in = &pr->node_in[e->rank / pr->ppn];
+        *in = (*in > e->t ? *in : e->t) + mo->beta_link * (double)e->bytes;
+        done = *in > done ? *in : done;
+    }
     const size_t at = pr->first[e->rank] + (size_t)e->round;
     pr->got[at]++;
-    if (c->in_free[e->local] > pr->last[at])
-        pr->last[at] = c->in_free[e->local];
+    if (done > pr->last[at])
+        pr->last[at] = done;
     if (c->posted && c->round == e->round && pr->got[at] >= c->expected)
         return cs_round_done(pr, e->rank);
     return 0;
@@ -223,12 +243,20 @@ double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int
     }
     pr.got = calloc(total + 1, sizeof *pr.got);
     pr.last = calloc(total + 1, sizeof *pr.last);
+    if (ppn > 1 && model->beta_link > 0.0) {
+        const size_t nodes = (size_t)(p + ppn - 1) / (size_t)ppn;
+        pr.node_out = calloc(2 * nodes, sizeof *pr.node_out);
+        if (!pr.node_out)
+            goto fn_exit;
+        pr.node_in = pr.node_out + nodes;
+    }
     if (!pr.got || !pr.last || cs_pricer_run(&pr) != 0)
         goto fn_exit;
     worst = 0.0;
     for (int r = 0; r < p; r++)
         worst = pr.finish[r] > worst ? pr.finish[r] : worst;
 fn_exit:
+    free(pr.node_out);
     free(pr.heap.ev);
     free(pr.got);
     free(pr.last);

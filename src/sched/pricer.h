@@ -19,6 +19,12 @@
  * s / ppn share a node; their messages cost alpha_node and beta_node and go
  * over a path of their own (shared memory), not the ranks' network links.
  *
+ * A node's link (model->beta_link > 0, ppn > 1): a message between nodes
+ * also passes the sender's node's link out and the receiver's node's link
+ * in, beta_link per byte on each, behind the bytes queued there before it,
+ * alongside its ranks' links (it is through when both are): a node whose
+ * ranks send at once shares its link among them.
+ *
  * With overhead 0 and one message per direction per round, a message costs
  * alpha + beta*m: the papers' model, in which every rank of a symmetric
  * schedule finishes at its sum over rounds and the closed forms hold.

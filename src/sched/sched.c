@@ -44,15 +44,35 @@ static int cs_grow(void **items, size_t *cap, size_t need, size_t item_size)
     return 0;
 }
 
+/* The open round on nodes: its messages off the node at the model of a
+ * whole node's ranks sending at once (an exchange) or p_oneway of them,
+ * those within it at the node's own; local steps and posts as one level. */
+static double cs_sched_price_round_nodes(const cs_sched *s)
+{
+    const int exchange = s->p_sends_off && s->p_recvs_off;
+    const cs_model on = cs_model_on_node(s->price),
+                   off = cs_model_off_node(s->price, exchange ? s->p_prob->ppn : s->p_oneway);
+    const int sends_off = s->p_sends_off, recvs_off = s->p_recvs_off;
+    const size_t sent_off = s->p_sent_off, recv_off = s->p_recv_off;
+    return cs_sched_round_cost(&on, s->p_sends - sends_off, s->p_recvs - recvs_off, s->p_sent - sent_off,
+                               s->p_recv - recv_off, s->p_reduced, s->p_copied) +
+           cs_sched_round_cost(&off, sends_off, recvs_off, sent_off, recv_off, 0, 0);
+}
+
 /* Pricing mode: close the open round. */
 static void cs_sched_price_flush(cs_sched *s)
 {
     s->priced_starts += s->p_sends > s->p_recvs ? s->p_sends : s->p_recvs;
     s->priced_posts += s->p_sends + s->p_recvs;
-    s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
-                                     s->p_copied);
+    if (s->p_prob)
+        s->priced += cs_sched_price_round_nodes(s);
+    else
+        s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
+                                         s->p_copied);
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
+    s->p_sent_off = s->p_recv_off = 0;
+    s->p_sends_off = s->p_recvs_off = 0;
 }
 
 void cs_sched_price_start(cs_sched *s, const cs_model *model)
@@ -64,6 +84,18 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->priced_posts = 0;
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
+    s->p_prob = NULL;
+    s->p_sent_off = s->p_recv_off = 0;
+    s->p_sends_off = s->p_recvs_off = 0;
+}
+
+void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway)
+{
+    if (!cs_model_nodes(s->price, prob))
+        return;
+    s->p_rank = rank;
+    s->p_prob = prob;
+    s->p_oneway = oneway < 1 ? 1 : oneway;
 }
 
 double cs_sched_price_total(cs_sched *s)
@@ -89,9 +121,20 @@ void cs_sched_round(cs_sched *s)
 
 static void cs_sched_price_add(cs_sched *s, const cs_step *st)
 {
+    const int off = s->p_prob && st->peer / s->p_prob->ppn != s->p_rank / s->p_prob->ppn;
     switch (st->kind) {
-    case CS_STEP_SEND: s->p_sent += st->len; s->p_sends++; break;
-    case CS_STEP_RECV: s->p_recv += st->len; s->p_recvs++; break;
+    case CS_STEP_SEND:
+        s->p_sent += st->len;
+        s->p_sends++;
+        s->p_sent_off += off ? st->len : 0;
+        s->p_sends_off += off;
+        break;
+    case CS_STEP_RECV:
+        s->p_recv += st->len;
+        s->p_recvs++;
+        s->p_recv_off += off ? st->len : 0;
+        s->p_recvs_off += off;
+        break;
     case CS_STEP_REDUCE:
     case CS_STEP_UNREDUCE: s->p_reduced += st->len; break;
     default: s->p_copied += st->len; break;

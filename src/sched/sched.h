@@ -61,6 +61,14 @@ typedef struct cs_sched {
     int priced_posts;                            /* their messages posted (the overhead terms' count) */
     size_t p_sent, p_recv, p_reduced, p_copied; /* the open round */
     int p_sends, p_recvs;
+    /* ... on nodes (cs_sched_price_node): the priced rank, the problem (its
+     * ppn), how many of a node's ranks send off it at once in a one-way
+     * round, and the open round's messages off the node. */
+    int p_rank;
+    const cs_problem *p_prob;
+    int p_oneway;
+    size_t p_sent_off, p_recv_off;
+    int p_sends_off, p_recvs_off;
 } cs_sched;
 
 void cs_sched_init(cs_sched *s);
@@ -101,6 +109,13 @@ void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats
 /* Pricing mode: start (after cs_sched_init), and the total once built. */
 void cs_sched_price_start(cs_sched *s, const cs_model *model);
 double cs_sched_price_total(cs_sched *s);
+/* ... with the rank being priced on prob's nodes (after cs_sched_price_start;
+ * nothing where the model has one level): a message off the rank's node
+ * costs alpha and beta or its share of the node's link, as many of the
+ * node's ranks sending at once as prob->ppn in a round that exchanges,
+ * `oneway` in one that only sends or receives; one within it alpha_node
+ * and beta_node (cs_model_at_level). */
+void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway);
 
 /* One round's cost under the model (sched_cost.c). */
 double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t sent, size_t received,

@@ -69,13 +69,35 @@ double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_prob
     folded.root = 0;
     double t = cs_library_row(alg, model, &folded, spec);
     if (pof2 < prob->p) { /* one vector in and combined; the result back (allreduce) or on (reduce) */
-        const double m = (double)prob->bytes, message = model->alpha + 2 * model->overhead + model->beta * m;
+        const cs_model pair = cs_model_at_level(model, prob, 1, 2); /* ranks 2i and 2i + 1 */
+        const double m = (double)prob->bytes, message = pair.alpha + 2 * model->overhead + pair.beta * m;
         t += message + model->gamma * m;
         t += prob->coll == CS_COLL_ALLREDUCE ? message : 0.0;
     }
     if (prob->coll == CS_COLL_REDUCE && prob->root != 0)
         t += model->alpha + 2 * model->overhead + model->beta * (double)prob->bytes;
     return t;
+}
+
+/*
+ * SMPI's mvapich2_two_level allreduce on nodes of ppn ranks: a node's
+ * reduce to its first rank (binomial, on the node), the first ranks'
+ * recursive doubling (one rank of each node sending off it), the node's
+ * broadcast (binomial: ceil(log2 ppn) rounds, the root's last message).
+ */
+static double cs_library_two_level(const cs_model *model, const cs_problem *prob)
+{
+    const cs_model on = cs_model_on_node(model), off = cs_model_off_node(model, 1);
+    cs_problem node = *prob, leaders = *prob;
+    node.coll = CS_COLL_REDUCE;
+    node.p = prob->ppn;
+    node.root = node.ppn = 0;
+    leaders.p = prob->p / prob->ppn;
+    leaders.ppn = 0;
+    const double m = (double)prob->bytes;
+    return cs_library_row(&cs_reduce_binomial, &on, &node, NULL) +
+           cs_library_folded(&cs_allreduce_butterfly, &off, &leaders, "k=0") +
+           cs_ceil_log2(prob->ppn) * (on.alpha + 2 * model->overhead + on.beta * m);
 }
 
 /* MPICH's thresholds are inclusive, SMPI's copies of them exclusive. */
@@ -117,6 +139,8 @@ static double cs_library_reduction(const cs_model *model, const cs_problem *prob
     }
     if (smpi && !user_op) {
         *name = "two-level recursive doubling";
+        if (cs_model_nodes(model, prob) && prob->p % prob->ppn == 0 && prob->p > prob->ppn)
+            return cs_library_two_level(model, prob);
         return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
     }
     *name = short_msg ? "recursive doubling" : "reduce-scatter and allgather";

@@ -118,7 +118,7 @@ int cs_call_run(const cs_call *c)
     if ((refused = cs_args_check(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
 
-    cs_problem prob = {.coll = c->coll, .p = ctx->p};
+    cs_problem prob = {.coll = c->coll, .p = ctx->p, .ppn = ctx->ppn};
     if (cs_shim_coll_of(c->coll)->describe(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
     return cs_call_go(c, ctx, &prob, &l);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "sched/nodes.h"
 #include "shim/shim.h"
 
 /* All live contexts, for MPI_Finalize; touched only on create and free. */
@@ -76,6 +77,9 @@ static int cs_context_create(MPI_Comm comm, cs_context **out)
          * the user's communicator. */
         if (rc == MPI_SUCCESS)
             rc = PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+        /* ranks per node, where the model sees nodes (sched/nodes.h) */
+        if (rc == MPI_SUCCESS && (cs_shim.cfg.model.node_levels || cs_shim.cfg.model.beta_link > 0.0))
+            rc = cs_comm_ppn(ctx->comm, ctx->rank, ctx->p, &ctx->ppn);
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_set_attr(comm, cs_shim.keyval, ctx);

@@ -43,6 +43,7 @@ typedef struct cs_context {
     MPI_Comm comm; /* private duplicate for our traffic; MPI_COMM_NULL for intercommunicators */
     int p, rank;
     int inter;
+    int ppn; /* ranks per node, in blocks (cs_problem.ppn); 0: not asked or not in blocks */
     cs_select_cache cache; /* breakpoints per collective and variant */
     cs_sched sched;        /* the last schedule built, reused while calls repeat */
     const cs_alg *sched_alg;

@@ -29,6 +29,89 @@ Suite *make_calibrate_suite(void);
 
 static const double sizes[] = {0, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
 
+/* ---- the loaded ping-pong's pairs ---------------------------------------- */
+
+/* Rank r's node in layout: block (4 a node), round robin over 3, uneven (5,
+ * 1, the rest), one rank a node, one node. */
+static int layout_node(int layout, int r)
+{
+    switch (layout) {
+    case 0: return r / 4;
+    case 1: return r % 3;
+    case 2: return r < 5 ? 0 : r < 6 ? 1 : 2;
+    case 3: return r;
+    default: return 0;
+    }
+}
+
+/* Every layout: within nodes (cs_cal_node_pairs), each pair is two ranks of
+ * one node, peer is symmetric, a node's ranks pair up in rank order (its
+ * 2i-th with its 2i+1-th) with an odd one out waiting, and rank 0's partner
+ * is its node's second; across nodes (cs_cal_cross_node_pairs), the k-th
+ * node's i-th rank with the (k ^ 1)-th node's i-th, a rank waiting only
+ * where that node is missing or smaller, and rank 0's partner the first
+ * rank off its node. */
+START_TEST(test_node_pairs)
+{
+    enum { P = 37 };
+    int node_of[P], pending[P], peer[P], index[P], count[P];
+    for (int layout = 0; layout < 5; layout++)
+        for (int p = 1; p <= P; p++) {
+            for (int r = 0; r < p; r++) {
+                node_of[r] = r; /* the node's first rank names it */
+                for (int q = 0; q < r; q++)
+                    if (layout_node(layout, q) == layout_node(layout, r)) {
+                        node_of[r] = q;
+                        break;
+                    }
+                count[r] = 0;
+            }
+            cs_cal_node_pairs(node_of, p, pending, peer);
+            for (int r = 0; r < p; r++)
+                index[r] = count[node_of[r]]++; /* r's place among its node's ranks */
+            for (int r = 0; r < p; r++) {
+                if (peer[r] < 0) {
+                    ck_assert_msg(index[r] % 2 == 0 && index[r] == count[node_of[r]] - 1,
+                                  "layout %d p %d: rank %d waits, the %d-th of %d", layout, p, r, index[r],
+                                  count[node_of[r]]);
+                    continue;
+                }
+                ck_assert_int_lt(peer[r], p);
+                ck_assert_int_eq(peer[peer[r]], r);
+                ck_assert_int_eq(node_of[peer[r]], node_of[r]);
+                ck_assert_int_eq(index[peer[r]], index[r] ^ 1);
+            }
+            if (count[0] > 1)
+                ck_assert_int_eq(index[peer[0]], 1);
+
+            /* across nodes: the nodes in order of their first ranks pair up, i-th rank with i-th */
+            int ord[P], scratch[4 * P + 1], nodes = 0, off = -1;
+            for (int r = 0; r < p; r++) {
+                ord[r] = node_of[r] == r ? nodes++ : ord[node_of[r]];
+                if (off < 0 && node_of[r] != 0)
+                    off = r;
+            }
+            cs_cal_cross_node_pairs(node_of, p, scratch, peer);
+            for (int r = 0; r < p; r++) {
+                const int mate = ord[r] ^ 1; /* the partner node's ordinal */
+                int mate_size = 0;
+                for (int q = 0; q < p; q++)
+                    mate_size += ord[q] == mate;
+                if (peer[r] < 0) {
+                    ck_assert_msg(mate >= nodes || index[r] >= mate_size,
+                                  "layout %d p %d: rank %d waits, its node's partner has %d ranks", layout, p, r,
+                                  mate_size);
+                    continue;
+                }
+                ck_assert_int_eq(peer[peer[r]], r);
+                ck_assert_int_eq(ord[peer[r]], mate);
+                ck_assert_int_eq(index[peer[r]], index[r]);
+            }
+            ck_assert_int_eq(peer[0], off);
+        }
+}
+END_TEST
+
 /* ---- the fit -------------------------------------------------------------- */
 
 static const struct fit_case {
@@ -553,6 +636,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_fit_slope);
     tcase_add_loop_test(tc, test_fit_overhead, 0, NELEMS(overhead_cases));
     tcase_add_test(tc, test_fit_overhead_no_overlap);
+    tcase_add_test(tc, test_node_pairs);
     suite_add_tcase(s, tc);
     tc = tcase_create("rules");
     tcase_add_test(tc, test_ratio_noise);

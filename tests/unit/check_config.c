@@ -119,6 +119,7 @@ START_TEST(test_good_file)
     ck_assert(cfg.model.overhead == 3.0e-7 && cfg.model.margin == 0.25);
     ck_assert_int_eq(cfg.model.library, CS_LIBRARY_OPENMPI);
     ck_assert(cfg.model.node_levels && cfg.model.alpha_node == 4.0e-7 && cfg.model.beta_node == 1.0e-10);
+    ck_assert(cfg.model.beta_link == 6.0e-11);
 
     a2a = &cfg.coll[CS_COLL_ALLTOALL];
     ck_assert_int_eq(a2a->choice, CS_CHOICE_FORCED);
@@ -236,7 +237,7 @@ static const struct bad_case {
      "unknown key 'modle' in the top level (valid: model, alltoall, allreduce, reduce, log, "
      "window, strict, reproducible)",
      0},
-    {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, margin, library)",
+    {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, beta_link, margin, library)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},

@@ -13,6 +13,50 @@ static int cs_cal_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void cs_cal_node_pairs(const int *node_of, int p, int *pending, int *peer)
+{
+    for (int r = 0; r < p; r++)
+        pending[r] = peer[r] = -1;
+    for (int r = 0; r < p; r++) {
+        int *first = &pending[node_of[r]]; /* the node's rank waiting for a partner */
+        if (*first < 0) {
+            *first = r;
+        } else {
+            peer[*first] = r;
+            peer[r] = *first;
+            *first = -1;
+        }
+    }
+}
+
+void cs_cal_cross_node_pairs(const int *node_of, int p, int *scratch, int *peer)
+{
+    int *ord = scratch, *start = scratch + p, *fill = start + p + 1, *rank_at = fill + p;
+    int nodes = 0;
+    for (int r = 0; r < p; r++) {
+        ord[r] = node_of[r] == r ? nodes++ : -1; /* a node's first rank names it */
+        peer[r] = -1;
+    }
+    for (int k = 0; k <= nodes; k++)
+        start[k] = 0;
+    for (int r = 0; r < p; r++)
+        start[ord[node_of[r]] + 1]++;
+    for (int k = 0; k < nodes; k++) {
+        start[k + 1] += start[k];
+        fill[k] = start[k];
+    }
+    for (int r = 0; r < p; r++) /* the ranks grouped by node, in rank order */
+        rank_at[fill[ord[node_of[r]]]++] = r;
+    for (int k = 0; k + 1 < nodes; k += 2) {
+        const int a = start[k + 1] - start[k], b = start[k + 2] - start[k + 1], n = a < b ? a : b;
+        for (int i = 0; i < n; i++) {
+            const int x = rank_at[start[k] + i], y = rank_at[start[k + 1] + i];
+            peer[x] = y;
+            peer[y] = x;
+        }
+    }
+}
+
 double cs_cal_quantile(double *v, int n, double q)
 {
     if (n <= 0)

@@ -41,6 +41,19 @@ cs_cal_ratio cs_cal_ratio_paired(const double *a, const double *b, int n, double
 cs_cal_ratio cs_cal_ratio_worse(const double *a_loop, const double *b_loop, const double *a_start,
                                 const double *b_start, int n, double floor);
 
+/* Every node's ranks in pairs, in rank order: its first with its second,
+ * third with fourth, and so on; an odd one out waits (peer -1). node_of[r]:
+ * the rank naming r's node, its first (0 <= node_of[r] <= r); pending:
+ * scratch; both p entries. Rank 0's partner is its node's second. */
+void cs_cal_node_pairs(const int *node_of, int p, int *pending, int *peer);
+
+/* Every rank in a pair with a rank of another node: the nodes, in the order
+ * of their first ranks, pair up (first with second, third with fourth), and
+ * a node's i-th rank with its partner node's i-th; the rest wait (peer -1).
+ * node_of as above; scratch: 4p + 1 entries; peer: p. Rank 0's partner is
+ * the first rank off its node. */
+void cs_cal_cross_node_pairs(const int *node_of, int p, int *scratch, int *peer);
+
 /* The value at quantile q (0..1) of v[0..n), sorted in place. */
 double cs_cal_quantile(double *v, int n, double q);
 

@@ -144,38 +144,38 @@ void cs_cal_paths_free(cs_cal_path *paths, int npaths)
         cs_sched_free(&paths[k].sched);
 }
 
-double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target)
+double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes, int reps, double target)
 {
     int rank, calls = 1;
     double t[CS_CAL_MAX_REPS], half = 0.0;
     char *buf = malloc(bytes + 1);
     PMPI_Comm_rank(comm, &rank);
-    if (rank == a || rank == b) {
-        const int peer = rank == a ? b : a;
-        for (int r = -1; r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
-            PMPI_Sendrecv(NULL, 0, MPI_BYTE, peer, 1, NULL, 0, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
-            const double t0 = PMPI_Wtime();
-            for (int i = 0; i < calls; i++) {
-                if (rank == a) {
-                    PMPI_Send(buf, (int)bytes, MPI_BYTE, b, 0, comm);
-                    PMPI_Recv(buf, (int)bytes, MPI_BYTE, b, 0, comm, MPI_STATUS_IGNORE);
-                } else {
-                    PMPI_Recv(buf, (int)bytes, MPI_BYTE, a, 0, comm, MPI_STATUS_IGNORE);
-                    PMPI_Send(buf, (int)bytes, MPI_BYTE, a, 0, comm);
-                }
-            }
-            const double dt = (PMPI_Wtime() - t0) / calls / 2.0;
-            if (r < 0 && rank == a) { /* both sides take a's count of calls */
-                calls = dt > 0 && target / dt < 200000.0 ? (int)(target / dt / 2.0) + 1 : 100000;
-                PMPI_Send(&calls, 1, MPI_INT, b, 2, comm);
-            } else if (r < 0) {
-                PMPI_Recv(&calls, 1, MPI_INT, a, 2, comm, MPI_STATUS_IGNORE);
+    const int other = peer[rank];
+    for (int r = -1; r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
+        PMPI_Barrier(comm); /* every pair starts at once, and each pair in step */
+        if (other >= 0)
+            PMPI_Sendrecv(NULL, 0, MPI_BYTE, other, 1, NULL, 0, MPI_BYTE, other, 1, comm, MPI_STATUS_IGNORE);
+        const double t0 = PMPI_Wtime();
+        for (int i = 0; other >= 0 && i < calls; i++) {
+            if (rank < other) {
+                PMPI_Send(buf, (int)bytes, MPI_BYTE, other, 0, comm);
+                PMPI_Recv(buf, (int)bytes, MPI_BYTE, other, 0, comm, MPI_STATUS_IGNORE);
             } else {
-                t[r] = dt;
+                PMPI_Recv(buf, (int)bytes, MPI_BYTE, other, 0, comm, MPI_STATUS_IGNORE);
+                PMPI_Send(buf, (int)bytes, MPI_BYTE, other, 0, comm);
             }
         }
-        half = cs_cal_quantile(t, reps, 0.5);
+        const double dt = (PMPI_Wtime() - t0) / calls / 2.0;
+        if (r < 0) { /* every pair takes a's count of calls */
+            if (rank == a)
+                calls = dt > 0 && target / dt < 200000.0 ? (int)(target / dt / 2.0) + 1 : 100000;
+            PMPI_Bcast(&calls, 1, MPI_INT, a, comm);
+        } else {
+            t[r] = dt;
+        }
     }
+    if (rank == a)
+        half = cs_cal_quantile(t, reps, 0.5);
     free(buf);
     PMPI_Bcast(&half, 1, MPI_DOUBLE, a, comm);
     return half;

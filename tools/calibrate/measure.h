@@ -18,6 +18,7 @@
 typedef struct cs_cal_comm {
     MPI_Comm comm, priv;
     int p, rank;
+    int ppn; /* ranks per node, in blocks (sched/nodes.h); 0: not in blocks */
     cs_scratch scratch;
     int global_clock; /* every rank reads one clock (MPI_WTIME_IS_GLOBAL): timings start at one instant */
     double slack;     /* how long before that instant the ranks agree on it (grows when one is late) */
@@ -61,9 +62,10 @@ int cs_cal_time(cs_cal_comm *c, const cs_problem *prob, cs_cal_path *paths, int 
 /* Free what cs_cal_time built. */
 void cs_cal_paths_free(cs_cal_path *paths, int npaths);
 
-/* Half the round trip of a ping-pong of `bytes` between world ranks a and b,
- * median of reps (every rank of comm gets it). */
-double cs_cal_pingpong(MPI_Comm comm, int a, int b, size_t bytes, int reps, double target);
+/* Half the round trip of a ping-pong of `bytes`, every rank r of comm with
+ * peer[r] at once (peer[peer[r]] == r; -1: r waits), timed at rank a, median
+ * of reps (every rank of comm calls it and gets it). */
+double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes, int reps, double target);
 
 /* Half a k-message round trip of `bytes`-byte messages (the line
  * t = alpha + k o, model/fit.h): rank 0 of comm posts k sends to rank 1,

@@ -78,7 +78,14 @@ typedef struct cs_knomial_msg {
  * they arrive. full[t] caches tree(r^t). msgs: room for every child of rank
  * 0 (n - 1 at most).
  */
-static double cs_knomial_tree(const cs_model *mo, double m, int n, int r, double *full, cs_knomial_msg *msgs)
+/* A round's messages (children d, 2d, .. apart): start-up and per byte, on
+ * a node or off it (cs_knomial_links). */
+typedef struct cs_knomial_link {
+    double alpha, beta;
+} cs_knomial_link;
+
+static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
+                              double *full, cs_knomial_msg *msgs)
 {
     int nmsg = 0, rounds = 0, children[64];
     if (n <= 1)
@@ -92,11 +99,11 @@ static double cs_knomial_tree(const cs_model *mo, double m, int n, int r, double
             if (s == d && full[t] >= 0) {
                 ready = full[t];
             } else {
-                ready = cs_knomial_tree(mo, m, s, r, full, msgs + nmsg);
+                ready = cs_knomial_tree(mo, link_of, m, s, r, full, msgs + nmsg);
                 if (s == d)
                     full[t] = ready;
             }
-            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + mo->alpha, t};
+            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + link_of[t].alpha, t};
             children[t]++;
         }
     }
@@ -109,7 +116,7 @@ static double cs_knomial_tree(const cs_model *mo, double m, int n, int r, double
     }
     double link = 0.0, last[64] = {0};
     for (int i = 0; i < nmsg; i++) {
-        link = (msgs[i].arrive > link ? msgs[i].arrive : link) + mo->beta * m;
+        link = (msgs[i].arrive > link ? msgs[i].arrive : link) + link_of[msgs[i].round].beta * m;
         last[msgs[i].round] = link;
     }
     double t0 = 0.0;
@@ -118,6 +125,26 @@ static double cs_knomial_tree(const cs_model *mo, double m, int n, int r, double
         t0 = (posted > last[t] ? posted : last[t]) + children[t] * mo->gamma * m;
     }
     return t0;
+}
+
+/*
+ * On nodes of prob->ppn ranks in blocks: round t's children are d = r^t
+ * apart from their parent, which is a multiple of r d from rank 0. Where r d
+ * divides ppn every one is on the parent's node (alpha_node, beta_node);
+ * else off it, and one rank of each node sends (its others sent in
+ * earlier rounds): alpha, and per byte the larger of beta and the node's
+ * link (cs_model_off_node with one sender).
+ */
+static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int r, int rounds, cs_knomial_link *link_of)
+{
+    long long d = 1;
+    for (int t = 0; t < rounds; t++, d *= r) {
+        const int on = prob->ppn > 1 && r * d <= prob->ppn && prob->ppn % (r * d) == 0;
+        const cs_model at = !cs_model_nodes(model, prob) ? *model
+                            : on                         ? cs_model_on_node(model)
+                                                         : cs_model_off_node(model, 1);
+        link_of[t] = (cs_knomial_link){at.alpha, at.beta};
+    }
 }
 
 double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, int r)
@@ -136,12 +163,18 @@ double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, i
     cs_knomial_msg on_stack[512], *msgs = on_stack;
     if (need > 512 && prob->p > 512 && !(msgs = malloc((size_t)prob->p * sizeof *msgs)))
         return INFINITY;
-    const double done = cs_knomial_tree(model, m, prob->p, r, full, msgs);
+    cs_knomial_link link_of[64];
+    cs_knomial_links(model, prob, r, rounds, link_of);
+    const double done = cs_knomial_tree(model, link_of, m, prob->p, r, full, msgs);
     if (msgs != on_stack)
         free(msgs);
     if (prob->root == 0)
         return done + model->rho * m;
-    return done + model->overhead + model->alpha + model->beta * m; /* rank 0 forwards the result */
+    /* rank 0 forwards the result: to a root on its node or off it */
+    const cs_model last = !cs_model_nodes(model, prob) ? *model
+                          : prob->root / prob->ppn == 0 ? cs_model_on_node(model)
+                                                        : cs_model_off_node(model, 1);
+    return done + model->overhead + last.alpha + last.beta * m;
 }
 
 int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched *s)

@@ -55,11 +55,13 @@ static double cs_red_elim_cost(const cs_model *mo, double o1, const cs_level *l,
  */
 double cs_red_allreduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
-    const cs_model pairwise = cs_model_pairwise(model), *mo = &pairwise;
-    double m = (double)prob->bytes, t = mo->rho * m;
+    double m = (double)prob->bytes, t = model->rho * m;
     for (int i = 0; i < plan->nlevels; i++) {
         const cs_level *l = &plan->level[i];
         const int split = l->first_stage < k, f = l->f;
+        /* the level's messages: within a node or off it (cs_model_at_level) */
+        const cs_model at = cs_model_at_level(model, prob, l->stride, l->f), pairwise = cs_model_pairwise(&at);
+        const cs_model *mo = &pairwise;
         if (l->kind == CS_LEVEL_ELIM)
             return t + cs_red_elim_cost(mo, model->overhead, l, k, m, &m);
         if (l->kind == CS_LEVEL_BUTTERFLY) {
@@ -72,7 +74,7 @@ double cs_red_allreduce_cost(const cs_model *model, const cs_problem *prob, cons
             t += cs_ceil_log2(f) * mo->alpha + (f - 1) * (mo->beta + mo->gamma) * m + 2 * mo->rho * m;
         }
     }
-    return t + mo->rho * m;
+    return t + model->rho * m;
 }
 
 /*
@@ -81,17 +83,23 @@ double cs_red_allreduce_cost(const cs_model *model, const cs_problem *prob, cons
  * R: the halving rounds sum_{z<k} alpha + (beta + gamma) m/2^(z+1), then
  * the whole rounds; *back: the k rounds back, sum_{z<k} alpha + beta m/2^(z+1).
  */
-static double cs_red_pow2_sums(const cs_model *mo, const cs_problem *prob, int k, double *back)
+static double cs_red_pow2_sums(const cs_model *model, int pairwise, const cs_problem *prob, int k, double *back)
 {
     const int n = cs_log2_exact(prob->p);
     const double m = (double)prob->bytes;
     double t = 0.0;
     *back = 0.0;
-    for (int z = 0; z < k; z++) {
-        t += mo->alpha + (mo->beta + mo->gamma) * m / ldexp(1.0, z + 1);
-        *back += mo->alpha + mo->beta * m / ldexp(1.0, z + 1);
+    for (int z = 0; z < n; z++) { /* round z: partners 2^z apart (cs_model_at_level) */
+        const cs_model at = cs_model_at_level(model, prob, 1L << z, 2);
+        const cs_model both = pairwise ? cs_model_pairwise(&at) : at, *mo = &both;
+        if (z < k) {
+            t += mo->alpha + (mo->beta + mo->gamma) * m / ldexp(1.0, z + 1);
+            *back += mo->alpha + mo->beta * m / ldexp(1.0, z + 1);
+        } else {
+            t += mo->alpha + (mo->beta + mo->gamma) * m / ldexp(1.0, k);
+        }
     }
-    return t + (n - k) * (mo->alpha + (mo->beta + mo->gamma) * m / ldexp(1.0, k));
+    return t;
 }
 
 /* Allreduce: R + back, the input copy unless in place, and the result a
@@ -99,7 +107,7 @@ static double cs_red_pow2_sums(const cs_model *mo, const cs_problem *prob, int k
 static double cs_red_allreduce_cost_pow2(const cs_model *mo, const cs_problem *prob, int k)
 {
     const double m = (double)prob->bytes;
-    double back, t = cs_red_pow2_sums(mo, prob, k, &back);
+    double back, t = cs_red_pow2_sums(mo, 1, prob, k, &back);
     t = t + back;
     if (!(prob->flags & CS_PROB_INPLACE))
         t += mo->rho * m;
@@ -133,7 +141,7 @@ static double cs_red_reduce_cost_pow2(const cs_model *mo, const cs_problem *prob
     if (prob->p == 1)
         return copy_in;
     const int n = cs_log2_exact(prob->p);
-    double gather, t = cs_red_pow2_sums(mo, prob, k, &gather);
+    double gather, t = cs_red_pow2_sums(mo, 0, prob, k, &gather);
     t += mo->overhead * (2 * k + (n - k));
     gather += mo->overhead * k;
     const double root = copy_in + mo->rho * s * cs_red_moved_pow2(prob, prob->root) + gather;
@@ -275,9 +283,8 @@ double cs_red_cost(const cs_model *model, const cs_problem *prob, const cs_param
 double cs_red_cost_pow2_within(const cs_model *model, const cs_problem *prob, const cs_params *params, double stop)
 {
     (void)stop; /* closed forms: as cheap exact */
-    const cs_model pairwise = cs_model_pairwise(model);
     return prob->coll == CS_COLL_REDUCE ? cs_red_reduce_cost_pow2(model, prob, params->k)
-                                        : cs_red_allreduce_cost_pow2(&pairwise, prob, params->k);
+                                        : cs_red_allreduce_cost_pow2(model, prob, params->k);
 }
 
 double cs_red_cost_pow2(const cs_model *model, const cs_problem *prob, const cs_params *params)

@@ -61,6 +61,7 @@ typedef struct cs_red_pricer {
     const cs_problem *prob;
     const cs_plan *plan;
     int k;
+    int oneway; /* of a node's ranks, how many send off it at once in a one-way round */
     cs_red_reps *reps; /* collecting the ranks (after reps->n) instead of pricing them */
     cs_sched s;
     double worst, stop; /* worst reaching stop: the rest need not be priced */
@@ -86,6 +87,7 @@ static void cs_red_price_rank(cs_red_pricer *pr, int rank)
         return;
     cs_red r;
     cs_sched_price_start(&pr->s, pr->model);
+    cs_sched_price_node(&pr->s, rank, pr->prob, pr->oneway);
     cs_red_reduce_phase(&r, pr->prob, pr->plan, pr->k, rank, 0, &pr->s);
     cs_red_gather_phase(&r, pr->prob->root);
     const double t = cs_sched_price_total(&pr->s);
@@ -211,9 +213,27 @@ static cs_red_reps *cs_red_reps_of(int root, const cs_plan *plan)
     return r;
 }
 
+/* On nodes of ppn ranks, placed in blocks: how many of a node's ranks send
+ * off it at once in a one-way round (a whole level's tree, the gather). A
+ * split level keeps every rank; a whole level within a node keeps one
+ * member of each instance: what is left of the node's ranks after those. */
+static int cs_red_oneway_senders(const cs_problem *prob, const cs_plan *plan, int k)
+{
+    const long ppn = prob->ppn;
+    long kept = ppn;
+    for (int i = 0; i < plan->nlevels && ppn > 1; i++) {
+        const cs_level *l = &plan->level[i];
+        const long span = (long)l->stride * l->f;
+        if (l->first_stage >= k && span <= ppn && ppn % span == 0)
+            kept /= l->f;
+    }
+    return kept < 1 ? 1 : (int)kept;
+}
+
 double cs_red_reduce_root_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
-    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = INFINITY};
+    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = INFINITY,
+                        .oneway = cs_red_oneway_senders(prob, plan, k)};
     cs_sched_init(&pr.s);
     cs_red_price_rank(&pr, prob->root);
     return pr.worst;
@@ -221,7 +241,8 @@ double cs_red_reduce_root_cost(const cs_model *model, const cs_problem *prob, co
 
 double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k, double stop)
 {
-    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = stop};
+    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = stop,
+                        .oneway = cs_red_oneway_senders(prob, plan, k)};
     cs_sched_init(&pr.s);
     const double per_byte = model->beta + model->gamma + model->rho;
     if (prob->p <= CS_RED_PRICE_ALL && k > 0 && prob->count < (size_t)prob->p &&
