@@ -44,19 +44,27 @@ static int cs_grow(void **items, size_t *cap, size_t need, size_t item_size)
     return 0;
 }
 
+/* A round's messages at one level: posts, start-ups, bytes. */
+static double cs_sched_price_messages(double o, double alpha, double beta, int sends, int recvs, size_t sent,
+                                      size_t received)
+{
+    return o * (sends + recvs) + alpha * (sends > recvs ? sends : recvs) +
+           beta * (double)(sent > received ? sent : received);
+}
+
 /* The open round on nodes: its messages off the node at the model of a
  * whole node's ranks sending at once (an exchange) or p_oneway of them,
- * those within it at the node's own; local steps and posts as one level. */
+ * those within it at the node's own; local steps as one level. */
 static double cs_sched_price_round_nodes(const cs_sched *s)
 {
-    const int exchange = s->p_sends_off && s->p_recvs_off;
-    const cs_model on = cs_model_on_node(s->price),
-                   off = cs_model_off_node(s->price, exchange ? s->p_prob->ppn : s->p_oneway);
+    const cs_model *mo = s->price;
     const int sends_off = s->p_sends_off, recvs_off = s->p_recvs_off;
     const size_t sent_off = s->p_sent_off, recv_off = s->p_recv_off;
-    return cs_sched_round_cost(&on, s->p_sends - sends_off, s->p_recvs - recvs_off, s->p_sent - sent_off,
-                               s->p_recv - recv_off, s->p_reduced, s->p_copied) +
-           cs_sched_round_cost(&off, sends_off, recvs_off, sent_off, recv_off, 0, 0);
+    const double beta_off = sends_off && recvs_off ? s->p_beta_exchange : s->p_beta_oneway;
+    return cs_sched_price_messages(mo->overhead, s->p_alpha_on, s->p_beta_on, s->p_sends - sends_off,
+                                   s->p_recvs - recvs_off, s->p_sent - sent_off, s->p_recv - recv_off) +
+           cs_sched_price_messages(mo->overhead, mo->alpha, beta_off, sends_off, recvs_off, sent_off, recv_off) +
+           mo->gamma * (double)s->p_reduced + mo->rho * (double)s->p_copied;
 }
 
 /* Pricing mode: close the open round. */
@@ -64,7 +72,7 @@ static void cs_sched_price_flush(cs_sched *s)
 {
     s->priced_starts += s->p_sends > s->p_recvs ? s->p_sends : s->p_recvs;
     s->priced_posts += s->p_sends + s->p_recvs;
-    if (s->p_prob)
+    if (s->p_ppn)
         s->priced += cs_sched_price_round_nodes(s);
     else
         s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
@@ -84,7 +92,7 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->priced_posts = 0;
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
-    s->p_prob = NULL;
+    s->p_ppn = 0;
     s->p_sent_off = s->p_recv_off = 0;
     s->p_sends_off = s->p_recvs_off = 0;
 }
@@ -93,9 +101,13 @@ void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int onew
 {
     if (!cs_model_nodes(s->price, prob))
         return;
+    const cs_model on = cs_model_on_node(s->price);
     s->p_rank = rank;
-    s->p_prob = prob;
-    s->p_oneway = oneway < 1 ? 1 : oneway;
+    s->p_ppn = prob->ppn;
+    s->p_alpha_on = on.alpha;
+    s->p_beta_on = on.beta;
+    s->p_beta_exchange = cs_model_off_node(s->price, prob->ppn).beta;
+    s->p_beta_oneway = cs_model_off_node(s->price, oneway < 1 ? 1 : oneway).beta;
 }
 
 double cs_sched_price_total(cs_sched *s)
@@ -121,7 +133,7 @@ void cs_sched_round(cs_sched *s)
 
 static void cs_sched_price_add(cs_sched *s, const cs_step *st)
 {
-    const int off = s->p_prob && st->peer / s->p_prob->ppn != s->p_rank / s->p_prob->ppn;
+    const int off = s->p_ppn && st->peer / s->p_ppn != s->p_rank / s->p_ppn;
     switch (st->kind) {
     case CS_STEP_SEND:
         s->p_sent += st->len;

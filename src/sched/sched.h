@@ -64,9 +64,8 @@ typedef struct cs_sched {
     /* ... on nodes (cs_sched_price_node): the priced rank, the problem (its
      * ppn), how many of a node's ranks send off it at once in a one-way
      * round, and the open round's messages off the node. */
-    int p_rank;
-    const cs_problem *p_prob;
-    int p_oneway;
+    int p_rank, p_ppn; /* p_ppn 0: one level */
+    double p_alpha_on, p_beta_on, p_beta_exchange, p_beta_oneway;
     size_t p_sent_off, p_recv_off;
     int p_sends_off, p_recvs_off;
 } cs_sched;
