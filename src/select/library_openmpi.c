@@ -141,12 +141,37 @@ static double cs_ompi_tree(const cs_model *model, const cs_problem *prob, int le
     return levels * (model->alpha + (children + 1) * model->overhead + children * m * (model->beta + model->gamma));
 }
 
+/* On nodes (cs_model_nodes): `on` of the levels within a node, the others
+ * off it with `senders` of a node's ranks sending at once; else as one level. */
+static double cs_ompi_tree_on_nodes(const cs_model *model, const cs_problem *prob, int levels, int on, long senders,
+                                    int children)
+{
+    if (!cs_model_nodes(model, prob))
+        return cs_ompi_tree(model, prob, levels, children);
+    const cs_model within = cs_model_on_node(model), off = cs_model_off_node(model, senders);
+    on = on < levels ? on : levels;
+    return cs_ompi_tree(&within, prob, on, children) + cs_ompi_tree(&off, prob, levels - on, children);
+}
+
 /* fanout chains of the p - 1 other ranks towards the root: the longest one's
- * hops of one message, the root's receive of fanout (the chains' ends) */
+ * hops of one message, the root's receive of fanout (the chains' ends). A
+ * chain runs over consecutive ranks: on nodes, one of its hops in ppn
+ * crosses to the next node, one rank of it sending. */
 static double cs_ompi_chain(const cs_model *model, const cs_problem *prob, int fanout)
 {
     const int chains = fanout < prob->p - 1 ? fanout : prob->p - 1, hops = (prob->p - 1 + chains - 1) / chains;
-    return cs_ompi_tree(model, prob, hops - 1, 1) + cs_ompi_tree(model, prob, 1, chains);
+    const int ppn = prob->ppn > 1 ? prob->ppn : 1, crossing = (hops - 1) / ppn;
+    return cs_ompi_tree_on_nodes(model, prob, hops - 1, hops - 1 - crossing, 1, 1) +
+           cs_ompi_tree_on_nodes(model, prob, 1, chains < ppn, 1, chains);
+}
+
+/* Open MPI's binary trees number ranks level by level (children 2r + 1 and
+ * 2r + 2): on nodes, the top floor(log2 ppn) levels are the first node's,
+ * and below them each node's ranks are in one level, all sending off it. */
+static double cs_ompi_binary(const cs_model *model, const cs_problem *prob)
+{
+    const int levels = cs_floor_log2(prob->p), on = prob->ppn > 1 ? cs_floor_log2(prob->ppn) : 0;
+    return cs_ompi_tree_on_nodes(model, prob, levels, on, prob->ppn, 2);
 }
 
 /* The algorithm the user forced for prob's collective, 0: none (or not
@@ -176,7 +201,7 @@ static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, 
     case 4:
     case 6:
         *name = alg == 4 ? "binary tree" : "in-order binary tree";
-        return cs_ompi_tree(model, prob, cs_floor_log2(prob->p), 2);
+        return cs_ompi_binary(model, prob);
     case 5:
         *name = "binomial";
         return cs_library_row(&cs_reduce_binomial, model, prob, NULL);
@@ -227,8 +252,10 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
     case 4:
     case 5:
         *name = alg == 4 ? "ring" : "segmented ring";
+        /* each step waits for its slowest message: on nodes, a node's last rank's to the next
+         * node (one sender: the larger of beta and the node's link) */
         return 2.0 * (p - 1) * (model->alpha + 2 * model->overhead) +
-               (p - 1) / (double)p * m * (2 * model->beta + model->gamma);
+               (p - 1) / (double)p * m * (2 * cs_model_off_node(model, 1).beta + model->gamma);
     case 6:
         *name = "reduce-scatter and allgather";
         return cs_library_folded(&cs_allreduce_butterfly, model, prob, "b=0");

@@ -6,6 +6,7 @@
 
 #include "coll/coll.h"
 #include "select/library.h"
+#include "select/library_rows.h"
 #include "config/config_internal.h"
 #include "select/select.h"
 
@@ -651,6 +652,56 @@ START_TEST(test_library_mirror_prices)
 }
 END_TEST
 
+/* On nodes (8 ranks a node, a node level and a node's link) the library's
+ * own trees are priced as ours are: Open MPI's binary tree at p = 16 (its
+ * reduce of 1 KiB), ranks numbered level by level, has its top 3 levels on
+ * the first node and its last off it, every rank of a node sending at once;
+ * MPICH's binomial tree is the row's, on nodes; SMPI's two-level allreduce
+ * is a node's binomial reduce, the first ranks' recursive doubling off the
+ * nodes and a node's broadcast. */
+START_TEST(test_library_on_nodes)
+{
+    const char *name;
+    cfg.model = (cs_model){.alpha = 2e-6, .beta = 8e-11, .gamma = 2.5e-10, .rho = 1e-10, .overhead = 1e-7,
+                           .alpha_node = 2e-7, .beta_node = 2.5e-11, .node_levels = 1, .beta_link = 7e-11,
+                           .margin = 0.1, .library = CS_LIBRARY_OPENMPI};
+    const cs_model *mo = &cfg.model;
+    cs_problem prob = problem(CS_COLL_REDUCE, 16, 256, 4, C);
+    prob.ppn = 8;
+    const double m = 1024.0, off_beta = 8 * 7e-11;
+    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
+                            3 * (mo->alpha_node + 3 * mo->overhead + 2 * m * (mo->beta_node + mo->gamma)) +
+                                (mo->alpha + 3 * mo->overhead + 2 * m * (off_beta + mo->gamma)),
+                            1e-15);
+    ck_assert_str_eq(name, "binary tree");
+    prob.ppn = 0; /* the placement unknown: one level */
+    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
+                            4 * (mo->alpha + 3 * mo->overhead + 2 * m * (mo->beta + mo->gamma)), 1e-15);
+
+    cfg.model.library = CS_LIBRARY_MPICH;
+    prob = problem(CS_COLL_REDUCE, 64, 64, 4, C);
+    prob.ppn = 8;
+    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name), cs_reduce_binomial.cost(mo, &prob, NULL), 1e-15);
+    cs_problem flat = prob;
+    flat.ppn = 0;
+    ck_assert_double_lt(cs_library_price(mo, &prob, &name), cs_library_price(mo, &flat, &name));
+
+    cfg.model.library = CS_LIBRARY_SMPI_MPICH;
+    prob = problem(CS_COLL_ALLREDUCE, 64, 64, 4, C);
+    prob.ppn = 8;
+    cs_problem node = problem(CS_COLL_REDUCE, 8, 64, 4, C), leaders = problem(CS_COLL_ALLREDUCE, 8, 64, 4, C);
+    const cs_model on = cs_model_on_node(mo), off = cs_model_off_node(mo, 1);
+    cs_params k0;
+    cs_params_init(&k0);
+    ck_assert_int_eq(cs_allreduce_butterfly.parse("k=0", &k0), 0);
+    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
+                            cs_reduce_binomial.cost(&on, &node, NULL) + cs_allreduce_butterfly.cost(&off, &leaders, &k0) +
+                                3 * (on.alpha + 2 * mo->overhead + on.beta * 256.0),
+                            1e-15);
+    ck_assert_str_eq(name, "two-level recursive doubling");
+}
+END_TEST
+
 /* What Open MPI runs where the user forced coll/tuned's algorithm
  * (model.library_forced, from its MCA parameters): that algorithm, with
  * coll/base's own fallbacks, whatever its tables say; not under SMPI's ompi
@@ -820,6 +871,7 @@ Suite *make_select_suite(void)
     tcase_add_loop_test(tc, test_library_forced, 0, sizeof forced / sizeof forced[0]);
     tcase_add_test(tc, test_library_forced_chain);
     tcase_add_test(tc, test_library_mirror_prices);
+    tcase_add_test(tc, test_library_on_nodes);
     tcase_add_test(tc, test_library_detect);
     suite_add_tcase(s, tc);
     return s;
