@@ -15,6 +15,7 @@ typedef struct cs_event {
     double t;
     int kind;
     int rank;  /* START: the rank; ARRIVE: the receiver */
+    int from;  /* ARRIVE: the sender */
     int round; /* START: the round to begin; ARRIVE: the receiver's round */
     int local; /* ARRIVE: 1 if sender and receiver share a node */
     int link;  /* ARRIVE: it crosses the nodes' links (model->beta_link) */
@@ -143,14 +144,9 @@ static int cs_post(cs_pricer *pr, int rank, const cs_step *st, double *t)
     c->link_free[local] = leave + beta * (double)st->len;
     if (c->link_free[local] > c->ready)
         c->ready = c->link_free[local];
-    if (link) { /* its bytes also pass the node's link, behind those queued there */
-        double *out = &pr->node_out[rank / pr->ppn];
-        *out = (*out > leave ? *out : leave) + mo->beta_link * (double)st->len;
-        if (*out > c->ready)
-            c->ready = *out;
-    }
     return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha, .kind = CS_EV_ARRIVE, .rank = st->peer,
-                                              .round = c->round, .local = local, .link = link, .bytes = st->len});
+                                              .from = rank, .round = c->round, .local = local, .link = link,
+                                              .bytes = st->len});
 }
 
 static int cs_round_start(cs_pricer *pr, int rank, double t)
@@ -191,9 +187,12 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     const double start = e->t > c->in_free[e->local] ? e->t : c->in_free[e->local];
     c->in_free[e->local] = start + beta * (double)e->bytes;
     double done = c->in_free[e->local];
-    if (e->link) { /* and through the receiving node's link */
-        double *in = &pr->node_in[e->rank / pr->ppn];
-        *in = (*in > e->t ? *in : e->t) + mo->beta_link * (double)e->bytes;
+    if (e->link) { /* its bytes also pass both nodes' links, behind those that came before */
+        const double through = mo->beta_link * (double)e->bytes;
+        double *out = &pr->node_out[e->from / pr->ppn], *in = &pr->node_in[e->rank / pr->ppn];
+        *out = (*out > e->t ? *out : e->t) + through;
+        *in = (*in > e->t ? *in : e->t) + through;
+        done = *out > done ? *out : done;
         done = *in > done ? *in : done;
     }
     const size_t at = pr->first[e->rank] + (size_t)e->round;

@@ -21,9 +21,11 @@
  *
  * A node's link (model->beta_link > 0, ppn > 1): a message between nodes
  * also passes the sender's node's link out and the receiver's node's link
- * in, beta_link per byte on each, behind the bytes queued there before it,
- * alongside its ranks' links (it is through when both are): a node whose
- * ranks send at once shares its link among them.
+ * in, beta_link per byte on each, behind the messages that reached them
+ * before it (in the order they arrive, alpha after they left), alongside
+ * its ranks' links: it is delivered when all are through. A node whose
+ * ranks send at once shares its link among them; the sender does not wait
+ * for it.
  *
  * With overhead 0 and one message per direction per round, a message costs
  * alpha + beta*m: the papers' model, in which every rank of a symmetric

@@ -62,13 +62,19 @@ static size_t cs_bruck_count(int p, int r, size_t w, int v)
     return full * w + (past < w ? past : w);
 }
 
-static double cs_bruck_cost(const cs_model *model, const cs_problem *prob, int r)
+/* given: the model, not yet pairwise. On nodes, the round that sends v w
+ * ranks ahead (round robin: off the node for some ranks, the slowest) at
+ * cs_model_at_level's price for ranks that far apart. */
+static double cs_bruck_cost(const cs_model *given, const cs_problem *prob, int r)
 {
     const double m = (double)prob->bytes;
-    double t = model->rho * m * ((prob->flags & CS_PROB_INPLACE) ? prob->p - 1 : 1);
+    const cs_model pairwise = cs_model_pairwise(given);
+    double t = given->rho * m * ((prob->flags & CS_PROB_INPLACE) ? prob->p - 1 : 1);
     for (size_t w, x = 0; r >= 2 && (w = cs_bruck_weight(prob->p, r, (int)x)); x++)
         for (int v = 1; v < r; v++) {
             const size_t n = cs_bruck_count(prob->p, r, w, v);
+            const cs_model at = cs_model_at_level(given, prob, (long)(v * w), prob->p), round = cs_model_pairwise(&at);
+            const cs_model *model = cs_model_nodes(given, prob) ? &round : &pairwise;
             if (n)
                 t += model->alpha + (model->beta + 2 * model->rho) * m * (double)n;
         }
@@ -77,14 +83,12 @@ static double cs_bruck_cost(const cs_model *model, const cs_problem *prob, int r
 
 static double cs_alltoall_bruck_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const cs_model pairwise = cs_model_pairwise(model);
-    return params->radix >= 2 ? cs_bruck_cost(&pairwise, prob, params->radix) : INFINITY;
+    return params->radix >= 2 ? cs_bruck_cost(model, prob, params->radix) : INFINITY;
 }
 
 /* The radix r in 2..min(p, 16) of least cost, ties to the smaller. */
-static void cs_alltoall_bruck_tune(const cs_model *given, const cs_problem *prob, cs_params *params)
+static void cs_alltoall_bruck_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     double best = INFINITY;
     if (params->radix >= 2)
         return;

@@ -19,7 +19,7 @@
  *
  * Restrictions: contiguous datatypes on both sides.
  *
- * Cost, m bytes per block:
+ * Cost, m bytes per block (on nodes: cs_direct_rounds_on_nodes):
  *   (p - 1)(alpha + beta m) + rho m                 own block copied
  *   in place: (p - 1)(alpha + beta m) + rho m c,    c = p - 1 (p = 2^d),
  *                                                   c = floor(p/2) (otherwise)
@@ -31,12 +31,35 @@ static int cs_direct_pow2(int p)
     return (p & (p - 1)) == 0;
 }
 
+/*
+ * On nodes of ppn ranks (cs_model_at_level): p = 2^d and ppn a power of two,
+ * the rounds j < ppn exchange within a node and the others off it, every
+ * rank of a node at once; otherwise round j's peers are j apart, off the
+ * node for some of its ranks (the slowest), min(j, ppn) of them (ppn from
+ * j = ppn on) sending off it at once.
+ */
+static double cs_direct_rounds_on_nodes(const cs_model *given, const cs_problem *prob, double m)
+{
+    const int p = prob->p, ppn = prob->ppn < p ? prob->ppn : p;
+    const int xor_on = cs_direct_pow2(p) && cs_direct_pow2(ppn);
+    const cs_model on1 = cs_model_on_node(given), all1 = cs_model_off_node(given, ppn);
+    const cs_model on = cs_model_pairwise(&on1), all = cs_model_pairwise(&all1);
+    double t = (p - ppn) * (all.alpha + all.beta * m);
+    for (int j = 1; j < ppn; j++) {
+        const cs_model off = cs_model_off_node(given, j), pairwise = cs_model_pairwise(&off);
+        t += xor_on ? on.alpha + on.beta * m : pairwise.alpha + pairwise.beta * m;
+    }
+    return t;
+}
+
 static double cs_alltoall_direct_cost(const cs_model *given, const cs_problem *prob, const cs_params *params)
 {
     const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     const double m = (double)prob->bytes, p = prob->p;
     const double copies = !(prob->flags & CS_PROB_INPLACE) ? 1 : cs_direct_pow2(prob->p) ? p - 1 : prob->p / 2;
-    return (p - 1) * (model->alpha + model->beta * m) + model->rho * m * copies;
+    const double rounds = cs_model_nodes(given, prob) ? cs_direct_rounds_on_nodes(given, prob, m)
+                                                      : (p - 1) * (model->alpha + model->beta * m);
+    return rounds + model->rho * m * copies;
 }
 
 /* p = 2^d: the exclusive-OR schedule. */
