@@ -27,7 +27,10 @@
  *                                           non-commutative combine (n >= 1)
  * + sum_{z<k} [alpha + beta m/2^(z+1)]      allgather
  * k = n, m >> b: about 2 n alpha + 2 beta m + gamma m (bandwidth mode);
- * k = 0: n (alpha + (beta + gamma) m) (latency mode). In price.c.
+ * k = 0: n (alpha + (beta + gamma) m) (latency mode). In price.c. On
+ * nodes (cs_problem.ppn), round z's alpha and beta are those of ranks 2^z
+ * apart (cs_model_at_level): the pricer's without a node's link, within 1.3
+ * times it with one (pricer suite).
  */
 #include "coll/params.h"
 #include "coll/reduction/engine.h"

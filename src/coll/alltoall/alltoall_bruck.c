@@ -29,6 +29,9 @@
  * (rounds with n = 0 are skipped):
  *   Σ_{x, v} [alpha + (beta + 2 rho) m n(x, v)] + rho m c,
  *   c = 1 (the own block), in place c = p - 1.
+ * On nodes (cs_problem.ppn) the round that sends v r^x ranks ahead takes
+ * cs_model_at_level's alpha and beta for ranks that far apart (within 1.7
+ * times the pricer, a unit test).
  * Without a radix (bruck, not bruck:r=4) the model picks r in 2..min(p, 16);
  * collshim-calibrate also times r = 2, the libraries' Bruck (MPICH's,
  * MVAPICH2's small-message alltoall), which the model rarely picks but a

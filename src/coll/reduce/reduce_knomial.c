@@ -42,6 +42,9 @@
  *   p = 1: rho m, or 0 in place.
  * With o = 0, p = r^L: L (alpha + (r - 1)(beta + gamma) m) + rho m; binomial
  * (r = 2) on p = 2^L: L (alpha + (beta + gamma) m) + rho m, as before.
+ * On nodes (cs_problem.ppn, cs_knomial_links), each round's alpha and beta
+ * are those within a node or off it: still the pricer's where ppn is a
+ * power of r (pricer suite).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -63,6 +66,12 @@ static int cs_knomial_children(int p, int r, int *rounds)
     return children;
 }
 
+/* A round's messages (children d, 2d, .. apart): start-up and per byte, on
+ * a node or off it (cs_knomial_links). */
+typedef struct cs_knomial_link {
+    double alpha, beta;
+} cs_knomial_link;
+
 /* One child's message to rank 0: when it reaches rank 0, and in which round. */
 typedef struct cs_knomial_msg {
     double arrive;
@@ -78,12 +87,6 @@ typedef struct cs_knomial_msg {
  * they arrive. full[t] caches tree(r^t). msgs: room for every child of rank
  * 0 (n - 1 at most).
  */
-/* A round's messages (children d, 2d, .. apart): start-up and per byte, on
- * a node or off it (cs_knomial_links). */
-typedef struct cs_knomial_link {
-    double alpha, beta;
-} cs_knomial_link;
-
 static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
                               double *full, cs_knomial_msg *msgs)
 {

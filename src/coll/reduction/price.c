@@ -51,7 +51,9 @@ static double cs_red_elim_cost(const cs_model *mo, double o1, const cs_level *l,
  * ceil(log2 f) alpha + (f - 1)(beta + gamma) m + 2 rho m. Elimination: its
  * slowest role (cs_red_elim_cost). Without elimination every rank copies
  * its final block to RECV: rho m_final. Every round of a rank's but the
- * elimination's one-way ones posts a send and a receive: alpha + 2o.
+ * elimination's one-way ones posts a send and a receive: alpha + 2o. On
+ * nodes (cs_problem.ppn), each level's alpha and beta are those of its
+ * stride (cs_model_at_level).
  */
 double cs_red_allreduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
