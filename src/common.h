@@ -194,6 +194,22 @@ static inline cs_model cs_model_off_node(const cs_model *model, long senders)
     return at;
 }
 
+/* Does an instance of f members stride ranks apart lie within a node (its
+ * span divides ppn, the ranks in blocks)? */
+static inline int cs_level_on_node(const cs_problem *prob, long stride, long f)
+{
+    return prob->ppn > 1 && stride * f <= prob->ppn && prob->ppn % (stride * f) == 0;
+}
+
+/* A message on a node or off it (`senders` of the node's ranks sending at
+ * once), where the model sees nodes; else the model as it is. */
+static inline cs_model cs_model_hop(const cs_model *model, const cs_problem *prob, int on_node, long senders)
+{
+    if (!cs_model_nodes(model, prob))
+        return *model;
+    return on_node ? cs_model_on_node(model) : cs_model_off_node(model, senders);
+}
+
 /*
  * The model that the messages of one level of a schedule see: ranks stride
  * apart, in instances of f members (a butterfly: 2, a ring or an
@@ -207,11 +223,8 @@ static inline cs_model cs_model_off_node(const cs_model *model, long senders)
 static inline cs_model cs_model_at_level(const cs_model *model, const cs_problem *prob, long stride, int f)
 {
     const long ppn = prob->ppn;
-    if (!cs_model_nodes(model, prob))
-        return *model;
-    if (stride * f <= ppn && ppn % (stride * f) == 0)
-        return cs_model_on_node(model);
-    return cs_model_off_node(model, stride % ppn == 0 ? ppn : stride < ppn ? stride : ppn);
+    return cs_model_hop(model, prob, cs_level_on_node(prob, stride, f),
+                        ppn < 1 ? 1 : stride % ppn == 0 ? ppn : stride < ppn ? stride : ppn);
 }
 
 #endif

@@ -44,14 +44,6 @@ static int cs_grow(void **items, size_t *cap, size_t need, size_t item_size)
     return 0;
 }
 
-/* A round's messages at one level: posts, start-ups, bytes. */
-static double cs_sched_price_messages(double o, double alpha, double beta, int sends, int recvs, size_t sent,
-                                      size_t received)
-{
-    return o * (sends + recvs) + alpha * (sends > recvs ? sends : recvs) +
-           beta * (double)(sent > received ? sent : received);
-}
-
 /* The open round on nodes: its messages off the node at the model of a
  * whole node's ranks sending at once (an exchange) or p_oneway of them,
  * those within it at the node's own; local steps as one level. */
@@ -61,9 +53,9 @@ static double cs_sched_price_round_nodes(const cs_sched *s)
     const int sends_off = s->p_sends_off, recvs_off = s->p_recvs_off;
     const size_t sent_off = s->p_sent_off, recv_off = s->p_recv_off;
     const double beta_off = sends_off && recvs_off ? s->p_beta_exchange : s->p_beta_oneway;
-    return cs_sched_price_messages(mo->overhead, s->p_alpha_on, s->p_beta_on, s->p_sends - sends_off,
+    return cs_sched_messages_cost(mo->overhead, s->p_alpha_on, s->p_beta_on, s->p_sends - sends_off,
                                    s->p_recvs - recvs_off, s->p_sent - sent_off, s->p_recv - recv_off) +
-           cs_sched_price_messages(mo->overhead, mo->alpha, beta_off, sends_off, recvs_off, sent_off, recv_off) +
+           cs_sched_messages_cost(mo->overhead, mo->alpha, beta_off, sends_off, recvs_off, sent_off, recv_off) +
            mo->gamma * (double)s->p_reduced + mo->rho * (double)s->p_copied;
 }
 

@@ -116,6 +116,11 @@ double cs_sched_price_total(cs_sched *s);
  * and beta_node (cs_model_at_level). */
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway);
 
+/* A round's messages at one alpha and beta: o per post, alpha per message
+ * of the busier direction, beta per byte of the larger (sched_cost.c). */
+double cs_sched_messages_cost(double o, double alpha, double beta, int sends, int recvs, size_t sent,
+                              size_t received);
+
 /* One round's cost under the model (sched_cost.c). */
 double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t sent, size_t received,
                            size_t reduced, size_t copied);

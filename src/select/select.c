@@ -328,9 +328,9 @@ void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs
             size_t lo = prev, hi = size; /* choice(lo) == prev_alg, choice(hi) == alg */
             while (hi - lo > 1 && hi - lo > (lo >> CS_BP_PRECISION)) {
                 size_t mid = lo + (hi - lo) / 2;
-                const long at = prev_alg && alg ? cs_breakpoints_between(model, variant, mid, prev_alg, alg)
-                                                : cs_breakpoints_choice(model, variant, mid, prev_alg);
-                if (at == prev_alg)
+                const long there = prev_alg && alg ? cs_breakpoints_between(model, variant, mid, prev_alg, alg)
+                                                   : cs_breakpoints_choice(model, variant, mid, prev_alg);
+                if (there == prev_alg)
                     lo = mid;
                 else
                     hi = mid;

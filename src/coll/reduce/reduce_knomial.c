@@ -142,10 +142,7 @@ static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int 
 {
     long long d = 1;
     for (int t = 0; t < rounds; t++, d *= r) {
-        const int on = prob->ppn > 1 && r * d <= prob->ppn && prob->ppn % (r * d) == 0;
-        const cs_model at = !cs_model_nodes(model, prob) ? *model
-                            : on                         ? cs_model_on_node(model)
-                                                         : cs_model_off_node(model, 1);
+        const cs_model at = cs_model_hop(model, prob, cs_level_on_node(prob, d, r), 1);
         link_of[t] = (cs_knomial_link){at.alpha, at.beta};
     }
 }
@@ -174,9 +171,7 @@ double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, i
     if (prob->root == 0)
         return done + model->rho * m;
     /* rank 0 forwards the result: to a root on its node or off it */
-    const cs_model last = !cs_model_nodes(model, prob) ? *model
-                          : prob->root / prob->ppn == 0 ? cs_model_on_node(model)
-                                                        : cs_model_off_node(model, 1);
+    const cs_model last = cs_model_hop(model, prob, prob->ppn > 1 && prob->root / prob->ppn == 0, 1);
     return done + model->overhead + last.alpha + last.beta * m;
 }
 
