@@ -107,6 +107,11 @@ typedef struct cs_model {
      * messages its ranks send (receive) off the node at once share; 0: each
      * rank's own link, beta, is all (cs_model_at_level). */
     double beta_link;
+    /* Ranks a node holds as the network groups them: world ranks
+     * ranks_per_node*j .. ranks_per_node*j + ranks_per_node - 1 form node j
+     * (a leaf switch's hosts, where each rank has a host of its own); 0: the
+     * ranks that share memory (MPI_COMM_TYPE_SHARED) form a node. */
+    int ranks_per_node;
     /* select keeps the MPI library's collective unless ours is predicted
      * cheaper by this fraction of the library's price (0 <= margin < 1). */
     double margin;

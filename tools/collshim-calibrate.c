@@ -486,6 +486,8 @@ static int fit_pair(int b, int *peer, const cal_opts *o, const char *what, cs_fi
     return fit_pairs(peer, o, what, f);
 }
 
+#define CAL_LINK_SHARED 1.1
+
 /*
  * A node's link (model.beta_link): every rank in a ping-pong with the
  * same-numbered rank of a partner node at once, so that each node's ranks
@@ -503,10 +505,47 @@ static int fit_node_link(const int *node_of, int *scratch, const cal_opts *o, cs
         senders += node_of[r] == node_of[0] && peer[r] >= 0;
     if (fit_pairs(peer, o, "ping-pong between nodes, every rank in a pair at once", &loaded) != 0)
         return -1;
-    m->beta_link = senders > 1 && loaded.b > m->beta ? loaded.b / senders : 0.0;
+    /* shared where the pairs are slower than one alone beyond the noise (a fat tree's uplinks are not) */
+    m->beta_link = senders > 1 && loaded.b > CAL_LINK_SHARED * m->beta ? loaded.b / senders : 0.0;
     if (rank == 0)
         printf("# beta_link %.3e s/B: a node's link, %d of its ranks sending off it at once (%s)\n", m->beta_link,
                senders, m->beta_link > 0.0 ? "shared" : "each as fast as one alone: not shared");
+    return 0;
+}
+
+/*
+ * Where every rank has a node of its own, the network may still group them
+ * (the hosts of a fat tree's leaf switch): the latency from rank 0 to every
+ * rank, and the least block of ranks nearer than all the others
+ * (cs_cal_latency_block) becomes the model's node (model.ranks_per_node,
+ * node_of: world entries, each block's first rank). 0 on success.
+ */
+static int network_blocks(int *node_of, const cal_opts *o, cs_model *m)
+{
+    for (int r = 0; r < world; r++)
+        if (node_of[r] != r)
+            return 0; /* ranks share nodes: those are the model's */
+    double *lat = malloc(sizeof(double) * (size_t)world);
+    if (!lat)
+        return -1;
+    cs_cal_latency_row(MPI_COMM_WORLD, 8, o->reps, lat);
+    const int g = cs_cal_latency_block(lat, world);
+    double near = 0.0, far = INFINITY;
+    for (int r = 1; r < world; r++)
+        if (r < g)
+            near = fmax(near, lat[r]);
+        else
+            far = fmin(far, lat[r]);
+    if (rank == 0 && g > 0)
+        printf("# one rank a node, and the network groups them: ranks 1..%d are %.3e s from rank 0 at most, "
+               "the others %.3e at least: ranks_per_node %d\n",
+               g - 1, near, far, g);
+    else if (rank == 0)
+        printf("# one rank a node, and no block of ranks nearer to rank 0 than the others\n");
+    free(lat);
+    m->ranks_per_node = g;
+    for (int r = 0; g > 0 && r < world; r++)
+        node_of[r] = r / g * g;
     return 0;
 }
 
@@ -526,6 +565,10 @@ static int fit_model(const cal_opts *o, cs_model *m)
     if (!node_of)
         return -1;
     PMPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
+    if (world >= 4 && network_blocks(node_of, o, m) != 0) {
+        free(node_of);
+        return -1;
+    }
     nodes_key = 0;
     for (int r = 1; r < world; r++) {
         if (node_of[r] == node_of[0] && same_node < 0)
@@ -929,7 +972,7 @@ static int measure_comm(cal_state *st, int q)
     PMPI_Comm_dup(c.comm, &c.priv);
     PMPI_Comm_size(c.comm, &c.p);
     PMPI_Comm_rank(c.comm, &c.rank);
-    cs_comm_ppn(c.priv, c.rank, c.p, &c.ppn); /* the shim's too: its decisions and prices on nodes */
+    cs_comm_ppn(c.priv, c.rank, c.p, st->cfg.model.ranks_per_node, &c.ppn); /* the shim's too: its decisions and prices on nodes */
     memset(&cache, 0, sizeof cache);
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
         if (!(st->o->colls & (1u << coll)))

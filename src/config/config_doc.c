@@ -23,6 +23,12 @@ const cs_config_doc cs_config_key_docs[] = {
      "a node's link to the network, which the messages its ranks send off it at once share (each rank then "
      "sees the larger of `beta` and its share); 0 (the default): not shared. Applies where a communicator's "
      "ranks lie on nodes in blocks of one size; `collshim-calibrate --fit` measures it over nodes"},
+    {"model.ranks_per_node", "a count of ranks, 0 to 1073741824",
+     "what the model's node is: 0 (the default), the ranks that share memory (`MPI_COMM_TYPE_SHARED`); N, the "
+     "blocks of N consecutive `MPI_COMM_WORLD` ranks, for a network that groups hosts (the hosts of one leaf "
+     "switch of a fat tree, one rank each), whose messages within a block take `alpha_node` and `beta_node` and "
+     "whose messages off it share `beta_link`. `collshim-calibrate --fit` sets it where each rank has a node of "
+     "its own and the latency from rank 0 steps up past a block"},
     {"model.margin", "a fraction, 0 to below 1",
      "the MPI library keeps a call unless ours is predicted cheaper than the library's default algorithm by this "
      "fraction of its price (default 0.1)"},

@@ -40,6 +40,9 @@ int cs_cfg_parse_number(const char *s, double *out, char *why, size_t n);
 /* Bytes: "4096", "64K", "1 MiB" (powers of 1024); inf (SIZE_MAX) if allow_inf. */
 int cs_cfg_parse_size(const char *s, int allow_inf, size_t *out, char *why, size_t n);
 
+/* A count of ranks, 0 to max (model.ranks_per_node). */
+int cs_cfg_parse_count(const char *s, int max, int *out, char *why, size_t n);
+
 /* A rank: a non-negative int. */
 int cs_cfg_parse_rank(const char *s, int *out, char *why, size_t n);
 

@@ -47,6 +47,7 @@ static int cs_set_coll_section(cs_yaml *y, const cs_key *key, yaml_node_t *value
  * NaN: predictions of inf in the JSON log, comparisons that never hold.
  */
 #define CS_COST_MAX 1e9
+#define CS_RANKS_PER_NODE_MAX (1 << 30)
 
 static int cs_set_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
                        const char *path)
@@ -70,6 +71,14 @@ static int cs_set_node_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, v
     if (cs_set_cost(y, key, value, obj, path) != 0)
         return -1;
     ((cs_model *)obj)->node_levels = 1;
+    return 0;
+}
+
+/* ranks_per_node: a count of ranks, 0 (the ranks that share memory) to 2^30. */
+static int cs_set_ranks_per_node(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    CS_YAML_PARSE(y, value, path, "a count of ranks",
+                  cs_cfg_parse_count(s, CS_RANKS_PER_NODE_MAX, &((cs_model *)obj)->ranks_per_node, why, sizeof why));
     return 0;
 }
 
@@ -471,6 +480,7 @@ static const cs_key cs_model_keys[] = {
     {"alpha_node", cs_set_node_cost, offsetof(cs_model, alpha_node), 0, NULL},
     {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
     {"beta_link", cs_set_cost, offsetof(cs_model, beta_link), 0, NULL},
+    {"ranks_per_node", cs_set_ranks_per_node, offsetof(cs_model, ranks_per_node), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
     {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},
 };

@@ -324,6 +324,24 @@ too_large:
     return -1;
 }
 
+/* A count of ranks, 0 to max: digits only. */
+int cs_cfg_parse_count(const char *s, int max, int *out, char *why, size_t n)
+{
+    const char *end;
+    size_t v;
+
+    if (!isdigit((unsigned char)*s) || cs_parse_digits(s, &v, &end) != 0 || *end != '\0') {
+        snprintf(why, n, "expected a count of ranks, 0 to %d, got '%.40s'", max, s);
+        return -1;
+    }
+    if (v > (size_t)max) {
+        snprintf(why, n, "must be at most %d, got %.40s", max, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 int cs_cfg_parse_rank(const char *s, int *out, char *why, size_t n)
 {
     const char *end;

@@ -1,18 +1,24 @@
 /*
- * Ranks per node (nodes.h): the node's communicator (MPI_COMM_TYPE_SHARED),
- * whether its ranks follow each other from a multiple of its size, and one
+ * Ranks per node (nodes.h): the node's communicator (MPI_COMM_TYPE_SHARED,
+ * or the world ranks' blocks), whether its ranks follow each other from a multiple of its size, and one
  * size everywhere.
  */
 #include "sched/nodes.h"
 
-int cs_comm_ppn(MPI_Comm comm, int rank, int p, int *ppn)
+int cs_comm_ppn(MPI_Comm comm, int rank, int p, int world_block, int *ppn)
 {
     MPI_Comm node;
-    int local, size, last, mine[3], all[3];
+    int local, size, last, world_rank, mine[3], all[3], rc;
     *ppn = 0;
     if (p <= 1)
         return MPI_SUCCESS;
-    int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (world_block > 0) {
+        rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Comm_split(comm, world_rank / world_block, rank, &node);
+    } else {
+        rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    }
     if (rc != MPI_SUCCESS)
         return rc;
     rc = PMPI_Comm_rank(node, &local);

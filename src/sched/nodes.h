@@ -13,8 +13,11 @@
  * where ranks ppn*j .. ppn*j + ppn - 1 share node j for every j (mpiexec's
  * placement by core, SimGrid's by host), else 0 (round robin, uneven
  * nodes: not what the closed forms price, and the model keeps one level).
- * Every rank gets the same. Returns an MPI error code.
+ * A node is the ranks that share memory (MPI_COMM_TYPE_SHARED), or with
+ * world_block > 0 the world ranks world_block*j .. world_block*j +
+ * world_block - 1 (model.ranks_per_node). Every rank gets the same.
+ * Returns an MPI error code.
  */
-int cs_comm_ppn(MPI_Comm comm, int rank, int p, int *ppn);
+int cs_comm_ppn(MPI_Comm comm, int rank, int p, int world_block, int *ppn);
 
 #endif

@@ -79,7 +79,7 @@ static int cs_context_create(MPI_Comm comm, cs_context **out)
             rc = PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
         /* ranks per node, where the model sees nodes (sched/nodes.h) */
         if (rc == MPI_SUCCESS && (cs_shim.cfg.model.node_levels || cs_shim.cfg.model.beta_link > 0.0))
-            rc = cs_comm_ppn(ctx->comm, ctx->rank, ctx->p, &ctx->ppn);
+            rc = cs_comm_ppn(ctx->comm, ctx->rank, ctx->p, cs_shim.cfg.model.ranks_per_node, &ctx->ppn);
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_set_attr(comm, cs_shim.keyval, ctx);

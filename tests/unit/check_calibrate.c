@@ -112,6 +112,44 @@ START_TEST(test_node_pairs)
 }
 END_TEST
 
+/* The network's blocks from rank 0's latencies: a fat tree's leaf (2 links,
+ * then 4; with a third level 6), and none on a hypercube (a hop per address
+ * bit), one switch, or blocks that do not divide p; under noise too. */
+static double tree_latency(int r, int leaf, int pod, double noise)
+{
+    const double sign = r % 2 ? 1.0 : -1.0;
+    const int links = r < leaf ? 2 : r < pod ? 4 : 6;
+    return links * 1e-6 * (1.0 + sign * noise);
+}
+
+START_TEST(test_latency_block)
+{
+    enum { P = 256 };
+    double lat[P];
+    for (int n = 0; n < 3; n++) {
+        const double noise = 0.05 * n; /* up to 10%: the step is 2x */
+        for (int r = 1; r < P; r++)
+            lat[r] = tree_latency(r, 8, P, noise);
+        ck_assert_int_eq(cs_cal_latency_block(lat, 64), 8);
+        ck_assert_int_eq(cs_cal_latency_block(lat, 8), 0);  /* one leaf: no step */
+        ck_assert_int_eq(cs_cal_latency_block(lat, 60), 0); /* blocks of 8 do not divide 60 */
+        for (int r = 1; r < P; r++)
+            lat[r] = tree_latency(r, 16, 64, noise);
+        ck_assert_int_eq(cs_cal_latency_block(lat, 128), 16); /* the first step: the leaf */
+        for (int r = 1; r < P; r++)
+            lat[r] = __builtin_popcount((unsigned)r) * 1e-6 * (1.0 + (r % 2 ? noise : -noise));
+        ck_assert_int_eq(cs_cal_latency_block(lat, 64), 0);
+        ck_assert_int_eq(cs_cal_latency_block(lat, 256), 0);
+        for (int r = 1; r < P; r++)
+            lat[r] = 1e-6 * (1.0 + (r % 2 ? noise : -noise));
+        ck_assert_int_eq(cs_cal_latency_block(lat, 64), 0);
+    }
+    for (int r = 1; r < P; r++) /* a step of 1.2: below CS_CAL_BLOCK_STEP, no block */
+        lat[r] = r < 8 ? 1e-6 : 1.2e-6;
+    ck_assert_int_eq(cs_cal_latency_block(lat, 64), 0);
+}
+END_TEST
+
 /* ---- the fit -------------------------------------------------------------- */
 
 static const struct fit_case {
@@ -614,8 +652,10 @@ START_TEST(test_write_every_key)
     cfg.model.node_levels = 1;
     cfg.model.alpha_node = 2e-7;
     cfg.model.beta_node = 5e-11;
+    cfg.model.ranks_per_node = 8; /* a fat tree's leaf */
     load_written(&cfg, &back, text, sizeof text);
     ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
+    ck_assert_int_eq(back.model.ranks_per_node, 8);
     ck_assert(yaml_parser_initialize(&parser));
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
     ck_assert(yaml_parser_load(&parser, &doc));
@@ -637,6 +677,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_loop_test(tc, test_fit_overhead, 0, NELEMS(overhead_cases));
     tcase_add_test(tc, test_fit_overhead_no_overlap);
     tcase_add_test(tc, test_node_pairs);
+    tcase_add_test(tc, test_latency_block);
     suite_add_tcase(s, tc);
     tc = tcase_create("rules");
     tcase_add_test(tc, test_ratio_noise);

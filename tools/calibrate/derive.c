@@ -207,3 +207,19 @@ int cs_cal_rules(const cs_cal_cell *cells, int n, cs_rule *rules, int max, int *
     free(cur);
     return nrules;
 }
+
+int cs_cal_latency_block(const double *lat, int p)
+{
+    double near = 0.0;
+    for (int g = 2; g <= p / 2; g++) {
+        near = fmax(near, lat[g - 1]); /* the farthest of ranks 1..g-1 */
+        if (p % g != 0)
+            continue;
+        double far = lat[g];
+        for (int r = g + 1; r < p; r++)
+            far = fmin(far, lat[r]);
+        if (far > CS_CAL_BLOCK_STEP * near)
+            return g;
+    }
+    return 0;
+}

@@ -54,6 +54,17 @@ void cs_cal_node_pairs(const int *node_of, int p, int *pending, int *peer);
  * the first rank off its node. */
 void cs_cal_cross_node_pairs(const int *node_of, int p, int *scratch, int *peer);
 
+/*
+ * Blocks of ranks the network groups, from the latency of world rank 0 to
+ * every rank (lat[1..p), seconds; lat[0] unused), where each rank has a node
+ * of its own: the least g, 2 <= g <= p / 2 dividing p, whose ranks 1..g-1 are
+ * all nearer than every rank from g on by CS_CAL_BLOCK_STEP (a fat tree's
+ * leaf switch: 2 links against 4); 0 where there is none (a hypercube, whose
+ * distances grow bit by bit, or one switch).
+ */
+#define CS_CAL_BLOCK_STEP 1.25
+int cs_cal_latency_block(const double *lat, int p);
+
 /* The value at quantile q (0..1) of v[0..n), sorted in place. */
 double cs_cal_quantile(double *v, int n, double q);
 

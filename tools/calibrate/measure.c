@@ -181,6 +181,38 @@ double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes
     return half;
 }
 
+void cs_cal_latency_row(MPI_Comm comm, size_t bytes, int reps, double *lat)
+{
+    int rank, p;
+    double t[CS_CAL_MAX_REPS];
+    char buf[64];
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &p);
+    bytes = bytes < sizeof buf ? bytes : sizeof buf;
+    reps = reps < CS_CAL_MAX_REPS ? reps : CS_CAL_MAX_REPS;
+    lat[0] = 0.0;
+    for (int j = 1; j < p; j++) {
+        lat[j] = 0.0;
+        if (rank != 0 && rank != j)
+            continue;
+        for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+            const double t0 = PMPI_Wtime();
+            if (rank == 0) {
+                PMPI_Send(buf, (int)bytes, MPI_BYTE, j, 2, comm);
+                PMPI_Recv(buf, (int)bytes, MPI_BYTE, j, 2, comm, MPI_STATUS_IGNORE);
+                if (r >= 0)
+                    t[r] = (PMPI_Wtime() - t0) / 2.0;
+            } else {
+                PMPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 2, comm, MPI_STATUS_IGNORE);
+                PMPI_Send(buf, (int)bytes, MPI_BYTE, 0, 2, comm);
+            }
+        }
+        if (rank == 0)
+            lat[j] = cs_cal_quantile(t, reps, 0.5);
+    }
+    PMPI_Bcast(lat, p, MPI_DOUBLE, 0, comm);
+}
+
 #define CS_CAL_FAN_MAX 256
 
 /* One k-way round trip (cs_cal_fan), for cs_timed_calls. */

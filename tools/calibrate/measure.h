@@ -67,6 +67,11 @@ void cs_cal_paths_free(cs_cal_path *paths, int npaths);
  * of reps (every rank of comm calls it and gets it). */
 double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes, int reps, double target);
 
+/* Half the round trip of a `bytes`-byte ping-pong between rank 0 of comm
+ * and each other rank in turn, the median of reps (after one to warm up),
+ * into lat[1..p) on every rank (lat[0]: 0); the others wait their turn. */
+void cs_cal_latency_row(MPI_Comm comm, size_t bytes, int reps, double *lat);
+
 /* Half a k-message round trip of `bytes`-byte messages (the line
  * t = alpha + k o, model/fit.h): rank 0 of comm posts k sends to rank 1,
  * then k receives, and rank 1, once it has all k, returns them; rank 0's time
