@@ -112,6 +112,11 @@ typedef struct cs_model {
      * (a leaf switch's hosts, where each rank has a host of its own); 0: the
      * ranks that share memory (MPI_COMM_TYPE_SHARED) form a node. */
     int ranks_per_node;
+    /* Messages of at least this many bytes go by rendezvous: one leaves only
+     * once its receiver has begun the round that receives it (SimGrid's
+     * SMPI sends every message so; an MPI library, those past its eager
+     * limit). 0: none, every message is sent eagerly, whenever it is posted. */
+    size_t rendezvous_from;
     /* select keeps the MPI library's collective unless ours is predicted
      * cheaper by this fraction of the library's price (0 <= margin < 1). */
     double margin;
@@ -169,6 +174,12 @@ typedef struct cs_problem {
      * one a node, and the model has one level. */
     int ppn;
 } cs_problem;
+
+/* Does a message of `bytes` wait for its receiver (model.rendezvous_from)? */
+static inline int cs_model_rendezvous(const cs_model *model, size_t bytes)
+{
+    return model->rendezvous_from > 0 && bytes >= model->rendezvous_from;
+}
 
 /* Does the model see nodes on this problem (ranks a node, and a node level
  * or a node's link)? */

@@ -549,6 +549,50 @@ static int network_blocks(int *node_of, const cal_opts *o, cs_model *m)
     return 0;
 }
 
+/*
+ * The protocol (model.rendezvous_from): for sizes 1 B to 1 MiB, whether a
+ * receive posted late (cs_cal_late_receive) found its block waiting for it
+ * (cs_cal_late_waited, under the pair's fit f and the model's o and rho).
+ * The least size from which every larger one waits, bisected against the
+ * eager size below it to within a quarter, is rendezvous_from; 0 where none
+ * waits.
+ */
+static int waited(double late, const cs_fit *f, const cs_model *m, size_t bytes)
+{
+    return cs_cal_late_waited(late, f->a, f->b, m->overhead, m->rho, bytes);
+}
+
+static size_t fit_rendezvous(const cal_opts *o, const cs_fit *f, const cs_model *m)
+{
+    static const size_t sizes[] = {1, 8, 64, 512, 4096, 32768, 262144, 1048576};
+    int waits[NELEMS(sizes)], from = NELEMS(sizes);
+    double late[NELEMS(sizes)];
+    for (int i = 0; i < NELEMS(sizes); i++) {
+        late[i] = cs_cal_late_receive(MPI_COMM_WORLD, sizes[i], o->reps);
+        waits[i] = waited(late[i], f, m, sizes[i]);
+    }
+    while (from > 0 && waits[from - 1])
+        from--;
+    size_t lo = from > 0 ? sizes[from - 1] : 0, hi = from < NELEMS(sizes) ? sizes[from] : 0;
+    while (from > 0 && hi && hi - lo > lo / 4 + 1) { /* lo eager, hi waits */
+        const size_t mid = lo + (hi - lo) / 2;
+        if (waited(cs_cal_late_receive(MPI_COMM_WORLD, mid, o->reps), f, m, mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    if (rank == 0) {
+        printf("# a receive posted late, seconds to its end (a block that waited for it takes about alpha + beta m):\n"
+               "#   bytes:    ");
+        for (int i = 0; i < NELEMS(sizes); i++)
+            printf(" %9zu", sizes[i]);
+        print_measured(late, NELEMS(sizes));
+        printf("\n# rendezvous_from %zu: %s\n", hi,
+               hi == 0 ? "every message is sent eagerly" : "messages this large wait for their receive");
+    }
+    return hi;
+}
+
 /* Fit the model; 0 on success (every rank gets it). */
 static int fit_model(const cal_opts *o, cs_model *m)
 {
@@ -609,11 +653,14 @@ static int fit_model(const cal_opts *o, cs_model *m)
         printf("# model: alpha %.3e s, beta %.3e s/B, overhead %.3e s%s\n", m->alpha, m->beta, m->overhead,
                m->node_levels ? " (alpha_node, beta_node: the intra-node fit's)" : "");
     const int link = other_node >= 0 && same_node >= 0 ? fit_node_link(node_of, scratch, o, m) : 0;
+    const cs_fit pair01 = same_node == 1 ? intra : *take; /* ranks 0 and 1's, for the protocol */
     free(node_of);
     if (link != 0)
         return -1;
 
     m->rho = fit_per_byte(time_copy, NULL, o);
+    if (m->rho >= 0)
+        m->rendezvous_from = fit_rendezvous(o, &pair01, m);
     static const reduce_class classes[] = {
         {"MPI_DOUBLE MPI_SUM", MPI_DOUBLE, MPI_SUM}, {"MPI_FLOAT MPI_SUM", MPI_FLOAT, MPI_SUM},
         {"MPI_INT MPI_SUM", MPI_INT, MPI_SUM},       {"MPI_INT64_T MPI_SUM", MPI_INT64_T, MPI_SUM},

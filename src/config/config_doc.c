@@ -29,6 +29,11 @@ const cs_config_doc cs_config_key_docs[] = {
      "switch of a fat tree, one rank each), whose messages within a block take `alpha_node` and `beta_node` and "
      "whose messages off it share `beta_link`. `collshim-calibrate --fit` sets it where each rank has a node of "
      "its own and the latency from rank 0 steps up past a block"},
+    {"model.rendezvous_from", "bytes, 0 or more (`64K`)",
+     "messages of at least this size go by rendezvous: one leaves only once its receiver has begun the round "
+     "that receives it, so a receiver that comes late delays it (an MPI library's protocol past its eager "
+     "limit; SimGrid's SMPI sends every message so); 0 (the default): every message is sent eagerly, when "
+     "posted. `collshim-calibrate --fit` measures it"},
     {"model.margin", "a fraction, 0 to below 1",
      "the MPI library keeps a call unless ours is predicted cheaper than the library's default algorithm by this "
      "fraction of its price (default 0.1)"},

@@ -82,6 +82,14 @@ static int cs_set_ranks_per_node(cs_yaml *y, const cs_key *key, yaml_node_t *val
     return 0;
 }
 
+/* rendezvous_from: bytes, 0 (none) or more. */
+static int cs_set_rendezvous_from(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    CS_YAML_PARSE(y, value, path, "a size in bytes",
+                  cs_cfg_parse_size(s, 0, &((cs_model *)obj)->rendezvous_from, why, sizeof why));
+    return 0;
+}
+
 static int cs_set_margin(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     double v;
@@ -481,6 +489,7 @@ static const cs_key cs_model_keys[] = {
     {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
     {"beta_link", cs_set_cost, offsetof(cs_model, beta_link), 0, NULL},
     {"ranks_per_node", cs_set_ranks_per_node, offsetof(cs_model, ranks_per_node), 0, NULL},
+    {"rendezvous_from", cs_set_rendezvous_from, offsetof(cs_model, rendezvous_from), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
     {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},
 };

@@ -96,6 +96,7 @@ int cs_config_write(FILE *f, const cs_config *cfg)
         fprintf(f, "  alpha_node: %.17g\n  beta_node: %.17g\n", mo->alpha_node, mo->beta_node);
     fprintf(f, "  beta_link: %.17g\n", mo->beta_link);
     fprintf(f, "  ranks_per_node: %d\n", mo->ranks_per_node);
+    fprintf(f, "  rendezvous_from: %zu\n", mo->rendezvous_from);
     fprintf(f, "  margin: %.17g\n", mo->margin);
     fprintf(f, "  library: %s\n", cs_library_name(mo->library));
     for (int c = 0; c < CS_COLL_LAST; c++)

@@ -4,19 +4,25 @@
  * its sends take their place on its link), and a message reaches its
  * receiver (it takes its place on the receiver's link). Every event pushes
  * only events at or after its own time, so links are claimed in time order.
+ * A rank begins a round (BEGIN) before it posts (START) at the same instant,
+ * after every other rank that begins one then: a rendezvous send posted
+ * before its receiver has begun the round waits, parked on that (receiver,
+ * round), until the receiver's BEGIN releases it.
  */
 #include <stdlib.h>
 
 #include "sched/pricer.h"
 
-enum { CS_EV_ARRIVE, CS_EV_START }; /* at one instant, arrivals first */
+/* At one instant: arrivals first, then every rank that begins a round there
+ * (ready for the rendezvous blocks sent to it), then their posts. */
+enum { CS_EV_ARRIVE, CS_EV_BEGIN, CS_EV_START };
 
 typedef struct cs_event {
     double t;
     int kind;
-    int rank;  /* START: the rank; ARRIVE: the receiver */
+    int rank;  /* BEGIN, START: the rank; ARRIVE: the receiver */
     int from;  /* ARRIVE: the sender */
-    int round; /* START: the round to begin; ARRIVE: the receiver's round */
+    int round; /* BEGIN, START: the round to begin; ARRIVE: the receiver's round */
     int local; /* ARRIVE: 1 if sender and receiver share a node */
     int link;  /* ARRIVE: it crosses the nodes' links (model->beta_link) */
     size_t bytes;
@@ -82,10 +88,19 @@ typedef struct cs_rank_clock {
     int round;     /* the round being run; nrounds: finished */
     int posted;    /* its messages of this round are posted */
     int expected;  /* receives of this round */
+    int parked;    /* its rendezvous sends of this round waiting for their receivers */
     double ready;  /* posts done and sends off the link */
     double local;  /* the round's local steps, seconds */
     double link_free[2], in_free[2]; /* [network, node] */
 } cs_rank_clock;
+
+/* A rendezvous send waiting for its receiver to begin the round. */
+typedef struct cs_parked {
+    int from, local, link;
+    size_t bytes;
+    double posted; /* the sender's clock when it posted: the block leaves at the later of it and the begin */
+    int next;      /* the next one parked on the same (receiver, round); -1: none */
+} cs_parked;
 
 typedef struct cs_pricer {
     const cs_model *model;
@@ -95,6 +110,10 @@ typedef struct cs_pricer {
     size_t *first;      /* first[r]: index of rank r's round 0 in got, last */
     int *got;           /* deliveries per (rank, round) */
     double *last;       /* the latest delivery per (rank, round) */
+    double *begin;      /* per (rank, round): when the rank begins it, once known; -1: not yet */
+    int *parked_head;   /* per (rank, round): the first send parked on it, -1: none */
+    cs_parked *parked;
+    int nparked, parked_cap;
     double *finish;
     double *node_out, *node_in; /* per node: when its link is through what was queued on it */
     cs_heap heap;
@@ -124,29 +143,84 @@ static int cs_round_done(cs_pricer *pr, int rank)
         pr->finish[rank] = end;
         return 0;
     }
-    return cs_heap_push(&pr->heap, (cs_event){.t = end, .kind = CS_EV_START, .rank = rank, .round = c->round});
+    pr->begin[at + 1] = end;
+    return cs_heap_push(&pr->heap, (cs_event){.t = end, .kind = CS_EV_BEGIN, .rank = rank, .round = c->round});
 }
 
-/* Post one message of the round: its overhead, and for a send its place on
- * the link and its arrival. *t is the rank's clock. */
-static int cs_post(cs_pricer *pr, int rank, const cs_step *st, double *t)
+/* A send of rank's round leaves at t or when its link is free, and arrives alpha later. */
+static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_t bytes, double t)
 {
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
-    *t += mo->overhead;
+    const double beta = local ? mo->beta_node : mo->beta, alpha = local ? mo->alpha_node : mo->alpha;
+    const double leave = t > c->link_free[local] ? t : c->link_free[local];
+    c->link_free[local] = leave + beta * (double)bytes;
+    if (c->link_free[local] > c->ready)
+        c->ready = c->link_free[local];
+    return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha, .kind = CS_EV_ARRIVE, .rank = to, .from = rank,
+                                              .round = c->round, .local = local, .link = link, .bytes = bytes});
+}
+
+/* A rendezvous send whose receiver has not begun the round: it waits there. */
+static int cs_park(cs_pricer *pr, int rank, size_t at, int local, int link, size_t bytes, double posted)
+{
+    if (pr->nparked == pr->parked_cap) {
+        const int cap = pr->parked_cap ? 2 * pr->parked_cap : 64;
+        cs_parked *more = realloc(pr->parked, (size_t)cap * sizeof *more);
+        if (!more)
+            return -1;
+        pr->parked = more;
+        pr->parked_cap = cap;
+    }
+    pr->parked[pr->nparked] = (cs_parked){.from = rank, .local = local, .link = link, .bytes = bytes,
+                                          .posted = posted, .next = pr->parked_head[at]};
+    pr->parked_head[at] = pr->nparked++;
+    pr->clock[rank].parked++;
+    return 0;
+}
+
+/* Rank begins round `round` at t: the sends parked on it leave (their
+ * senders' rounds may then be done). */
+static int cs_release(cs_pricer *pr, int rank, int round, double t)
+{
+    const size_t at = pr->first[rank] + (size_t)round;
+    int i = pr->parked_head[at];
+    pr->parked_head[at] = -1;
+    for (; i >= 0; i = pr->parked[i].next) {
+        const cs_parked q = pr->parked[i];
+        cs_rank_clock *c = &pr->clock[q.from];
+        if (cs_depart(pr, q.from, rank, q.local, q.link, q.bytes, q.posted > t ? q.posted : t) != 0)
+            return -1;
+        c->parked--;
+        if (c->posted && !c->parked && pr->got[pr->first[q.from] + (size_t)c->round] >= c->expected &&
+            cs_round_done(pr, q.from) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Post one message of the round: its overhead, and for a send its place on
+ * the link and its arrival (a rendezvous send, once its receiver has begun
+ * the round: it waits where the receiver begins later, beyond rounding, or
+ * has not finished the round before). *t is the rank's clock. */
+static int cs_post(cs_pricer *pr, int rank, const cs_step *st, double *t)
+{
+    cs_rank_clock *c = &pr->clock[rank];
+    *t += pr->model->overhead;
     if (st->kind == CS_STEP_RECV) {
         c->expected++;
         return 0;
     }
     const int local = cs_same_node(pr, rank, st->peer), link = cs_crosses_link(pr, rank, st->peer);
-    const double beta = local ? mo->beta_node : mo->beta, alpha = local ? mo->alpha_node : mo->alpha;
-    const double leave = *t > c->link_free[local] ? *t : c->link_free[local];
-    c->link_free[local] = leave + beta * (double)st->len;
-    if (c->link_free[local] > c->ready)
-        c->ready = c->link_free[local];
-    return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha, .kind = CS_EV_ARRIVE, .rank = st->peer,
-                                              .from = rank, .round = c->round, .local = local, .link = link,
-                                              .bytes = st->len});
+    if (cs_model_rendezvous(pr->model, st->len)) {
+        if (c->round >= pr->scheds[st->peer].nrounds)
+            return -1; /* a message for a round the receiver does not have */
+        const size_t at = pr->first[st->peer] + (size_t)c->round;
+        const double begin = pr->begin[at];
+        if (begin < 0.0 || begin > *t * (1.0 + 1e-12))
+            return cs_park(pr, rank, at, local, link, st->len, *t);
+    }
+    return cs_depart(pr, rank, st->peer, local, link, st->len, *t);
 }
 
 static int cs_round_start(cs_pricer *pr, int rank, double t)
@@ -172,7 +246,7 @@ static int cs_round_start(cs_pricer *pr, int rank, double t)
     if (t > c->ready)
         c->ready = t;
     c->posted = 1;
-    if (pr->got[pr->first[rank] + (size_t)c->round] >= c->expected)
+    if (pr->got[pr->first[rank] + (size_t)c->round] >= c->expected && !c->parked)
         return cs_round_done(pr, rank);
     return 0;
 }
@@ -199,7 +273,7 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     pr->got[at]++;
     if (done > pr->last[at])
         pr->last[at] = done;
-    if (c->posted && c->round == e->round && pr->got[at] >= c->expected)
+    if (c->posted && c->round == e->round && pr->got[at] >= c->expected && !c->parked)
         return cs_round_done(pr, e->rank);
     return 0;
 }
@@ -209,13 +283,22 @@ static int cs_pricer_run(cs_pricer *pr)
     for (int r = 0; r < pr->p; r++) {
         if (pr->scheds[r].nrounds == 0)
             pr->finish[r] = 0.0;
-        else if (cs_heap_push(&pr->heap, (cs_event){.t = 0.0, .kind = CS_EV_START, .rank = r, .round = 0}))
+        else if (cs_heap_push(&pr->heap, (cs_event){.t = 0.0, .kind = CS_EV_BEGIN, .rank = r, .round = 0}))
             return -1;
     }
     while (pr->heap.n) {
         const cs_event e = cs_heap_pop(&pr->heap);
-        pr->clock[e.rank].ready = e.kind == CS_EV_START ? e.t : pr->clock[e.rank].ready;
-        if ((e.kind == CS_EV_START ? cs_round_start(pr, e.rank, e.t) : cs_arrive(pr, &e)) != 0)
+        int rc;
+        if (e.kind == CS_EV_BEGIN) { /* ready to receive; it posts after every rank that begins now */
+            rc = cs_release(pr, e.rank, e.round, e.t) ||
+                 cs_heap_push(&pr->heap, (cs_event){.t = e.t, .kind = CS_EV_START, .rank = e.rank, .round = e.round});
+        } else if (e.kind == CS_EV_START) {
+            pr->clock[e.rank].ready = e.t;
+            rc = cs_round_start(pr, e.rank, e.t);
+        } else {
+            rc = cs_arrive(pr, &e);
+        }
+        if (rc != 0)
             return -1;
     }
     for (int r = 0; r < pr->p; r++)
@@ -242,6 +325,16 @@ double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int
     }
     pr.got = calloc(total + 1, sizeof *pr.got);
     pr.last = calloc(total + 1, sizeof *pr.last);
+    pr.parked_head = malloc((total + 1) * sizeof *pr.parked_head);
+    pr.begin = malloc((total + 1) * sizeof *pr.begin);
+    if (!pr.parked_head || !pr.begin)
+        goto fn_exit;
+    for (size_t i = 0; i <= total; i++) {
+        pr.parked_head[i] = -1;
+        pr.begin[i] = -1.0;
+    }
+    for (int r = 0; r < p; r++)
+        pr.begin[pr.first[r]] = 0.0; /* every rank begins its round 0 at 0 */
     if (ppn > 1 && model->beta_link > 0.0) {
         const size_t nodes = (size_t)(p + ppn - 1) / (size_t)ppn;
         pr.node_out = calloc(2 * nodes, sizeof *pr.node_out);
@@ -255,6 +348,9 @@ double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int
     for (int r = 0; r < p; r++)
         worst = pr.finish[r] > worst ? pr.finish[r] : worst;
 fn_exit:
+    free(pr.parked_head);
+    free(pr.begin);
+    free(pr.parked);
     free(pr.node_out);
     free(pr.heap.ev);
     free(pr.got);

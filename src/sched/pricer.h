@@ -11,7 +11,11 @@
  * the message is delivered when that ends. Concurrent messages therefore
  * overlap their alpha but queue their bytes, per direction, on each rank's
  * link. Messages are delivered whether or not the receiver has posted yet
- * (eager). The round's messages are done when the last post, the last send
+ * (eager), but for those of at least model->rendezvous_from bytes
+ * (rendezvous): such a send leaves only once its receiver has begun the
+ * round that receives it (a rank begins a round when its previous one is
+ * done), so a receiver that comes late delays it, and its sender's round
+ * is not done until it has left. The round's messages are done when the last post, the last send
  * leaving the link and the last delivery are; its local steps then add gamma
  * per byte reduced and rho per byte copied, and the next round starts.
  *

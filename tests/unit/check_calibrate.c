@@ -150,6 +150,22 @@ START_TEST(test_latency_block)
 }
 END_TEST
 
+/* A receive posted late: a block that waited for it (rendezvous) against one
+ * that was in (eager), on a shared-memory node (a copy is a third of a
+ * message's beta) and under SimGrid (no o, no copy: any time waited). */
+START_TEST(test_late_waited)
+{
+    const double a = 3e-7, b = 1.5e-10, o = 1e-7, rho = 5e-11;
+    for (size_t m = 1; m <= ((size_t)1 << 22); m *= 4) {
+        const double eager = o + rho * (double)m, waits = a + b * (double)m;
+        ck_assert_msg(!cs_cal_late_waited(eager * 1.2, a, b, o, rho, m), "eager %zu B", m);
+        ck_assert_msg(cs_cal_late_waited(waits * 0.9, a, b, o, rho, m), "rendezvous %zu B", m);
+        ck_assert(cs_cal_late_waited(2e-6 + 1e-10 * (double)m, 2e-6, 1e-10, 0.0, 0.0, m));
+        ck_assert(!cs_cal_late_waited(0.0, 2e-6, 1e-10, 0.0, 0.0, m));
+    }
+}
+END_TEST
+
 /* ---- the fit -------------------------------------------------------------- */
 
 static const struct fit_case {
@@ -653,9 +669,11 @@ START_TEST(test_write_every_key)
     cfg.model.alpha_node = 2e-7;
     cfg.model.beta_node = 5e-11;
     cfg.model.ranks_per_node = 8; /* a fat tree's leaf */
+    cfg.model.rendezvous_from = 1;  /* SimGrid's: every message */
     load_written(&cfg, &back, text, sizeof text);
     ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
     ck_assert_int_eq(back.model.ranks_per_node, 8);
+    ck_assert(back.model.rendezvous_from == 1);
     ck_assert(yaml_parser_initialize(&parser));
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
     ck_assert(yaml_parser_load(&parser, &doc));
@@ -678,6 +696,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_fit_overhead_no_overlap);
     tcase_add_test(tc, test_node_pairs);
     tcase_add_test(tc, test_latency_block);
+    tcase_add_test(tc, test_late_waited);
     suite_add_tcase(s, tc);
     tc = tcase_create("rules");
     tcase_add_test(tc, test_ratio_noise);

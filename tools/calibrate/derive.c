@@ -223,3 +223,9 @@ int cs_cal_latency_block(const double *lat, int p)
     }
     return 0;
 }
+
+int cs_cal_late_waited(double late, double a, double b, double overhead, double rho, size_t bytes)
+{
+    const double eager = overhead + rho * (double)bytes, waits = a + b * (double)bytes;
+    return late > sqrt(eager * waits);
+}

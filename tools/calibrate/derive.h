@@ -65,6 +65,15 @@ void cs_cal_cross_node_pairs(const int *node_of, int p, int *scratch, int *peer)
 #define CS_CAL_BLOCK_STEP 1.25
 int cs_cal_latency_block(const double *lat, int p);
 
+/*
+ * Did a receive posted late (cs_cal_late_receive: late seconds for `bytes`)
+ * find its block waiting for it (rendezvous)? Then it took a message's time,
+ * a + b bytes (a ping-pong's fit, whose intercept is alpha + o); else the
+ * block was in already (eager) and it took o and a copy, o + rho bytes. It
+ * waited where it took more than the geometric mean of the two.
+ */
+int cs_cal_late_waited(double late, double a, double b, double overhead, double rho, size_t bytes);
+
 /* The value at quantile q (0..1) of v[0..n), sorted in place. */
 double cs_cal_quantile(double *v, int n, double q);
 

@@ -213,6 +213,37 @@ void cs_cal_latency_row(MPI_Comm comm, size_t bytes, int reps, double *lat)
     PMPI_Bcast(lat, p, MPI_DOUBLE, 0, comm);
 }
 
+double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps)
+{
+    int rank;
+    double t[CS_CAL_MAX_REPS], late = 0.0;
+    char one = 0, *buf = malloc(bytes + 1);
+    MPI_Request req;
+    PMPI_Comm_rank(comm, &rank);
+    reps = reps < CS_CAL_MAX_REPS ? reps : CS_CAL_MAX_REPS;
+    for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+        PMPI_Barrier(comm);
+        if (rank == 0) {
+            PMPI_Send(&one, 1, MPI_BYTE, 1, 3, comm);
+            PMPI_Recv(&one, 1, MPI_BYTE, 1, 3, comm, MPI_STATUS_IGNORE);
+            const double t0 = PMPI_Wtime();
+            PMPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 4, comm, MPI_STATUS_IGNORE);
+            if (r >= 0)
+                t[r] = PMPI_Wtime() - t0;
+        } else if (rank == 1) {
+            PMPI_Isend(buf, (int)bytes, MPI_BYTE, 0, 4, comm, &req);
+            PMPI_Recv(&one, 1, MPI_BYTE, 0, 3, comm, MPI_STATUS_IGNORE);
+            PMPI_Send(&one, 1, MPI_BYTE, 0, 3, comm);
+            PMPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+    }
+    if (rank == 0)
+        late = cs_cal_quantile(t, reps, 0.5);
+    free(buf);
+    PMPI_Bcast(&late, 1, MPI_DOUBLE, 0, comm);
+    return late;
+}
+
 #define CS_CAL_FAN_MAX 256
 
 /* One k-way round trip (cs_cal_fan), for cs_timed_calls. */

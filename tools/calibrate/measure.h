@@ -72,6 +72,13 @@ double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes
  * into lat[1..p) on every rank (lat[0]: 0); the others wait their turn. */
 void cs_cal_latency_row(MPI_Comm comm, size_t bytes, int reps, double *lat);
 
+/* Rank 1 of comm posts a send of `bytes` to rank 0 at once, while rank 0
+ * first does a 1-byte ping-pong with it and only then posts the receive:
+ * the seconds from that post to the receive's end, median of reps (every
+ * rank gets it). Eagerly the block is in by then, or nearly; by rendezvous
+ * it leaves only now (alpha + beta m). */
+double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps);
+
 /* Half a k-message round trip of `bytes`-byte messages (the line
  * t = alpha + k o, model/fit.h): rank 0 of comm posts k sends to rank 1,
  * then k receives, and rank 1, once it has all k, returns them; rank 0's time

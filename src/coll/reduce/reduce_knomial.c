@@ -44,7 +44,10 @@
  * (r = 2) on p = 2^L: L (alpha + (beta + gamma) m) + rho m, as before.
  * On nodes (cs_problem.ppn, cs_knomial_links), each round's alpha and beta
  * are those within a node or off it: still the pricer's where ppn is a
- * power of r (pricer suite).
+ * power of r (pricer suite). By rendezvous (model.rendezvous_from) a child's
+ * block leaves only once rank 0 has begun the round that receives it: rank
+ * 0's rounds then run in turn, round t's blocks leaving at the later of its
+ * start and their sends (cs_knomial_tree_rendezvous); still the pricer's.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -88,24 +91,71 @@ typedef struct cs_knomial_msg {
  * 0 (n - 1 at most).
  */
 static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
+                              double *full, cs_knomial_msg *msgs);
+
+/* When a child's run of s ranks is combined (tree(s), full[t] for s = r^t). */
+static double cs_knomial_subtree(const cs_model *mo, const cs_knomial_link *link_of, double m, int s, int r, int t,
+                                 long long d, double *full, cs_knomial_msg *msgs)
+{
+    if (s == d && full[t] >= 0)
+        return full[t];
+    const double ready = cs_knomial_tree(mo, link_of, m, s, r, full, msgs);
+    if (s == d)
+        full[t] = ready;
+    return ready;
+}
+
+/*
+ * The same by rendezvous (model.rendezvous_from): a child's block leaves
+ * only once rank 0 has begun the round that receives it, so rank 0 runs its
+ * rounds in turn: round t begins at s_t, its children's blocks leave at the
+ * later of s_t and their sends (tree(s) + o), reach rank 0 alpha after and
+ * queue on its link; s_(t+1) is when they and its c_t posts are done, plus
+ * c_t gamma m.
+ */
+static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
+                                         double *full, cs_knomial_msg *msgs)
+{
+    double start = 0.0, link = 0.0;
+    int t = 0;
+    for (long long d = 1; d < n; d *= r, t++) {
+        int c = 0;
+        for (long long x = d; x < n && x < (long long)r * d; x += d, c++) {
+            const int s = (int)(n - x < d ? n - x : d);
+            const double sent = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + c + 1) + mo->overhead;
+            msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + link_of[t].alpha, t};
+        }
+        for (int i = 1; i < c; i++) { /* the last child's run may be shorter: it arrives first */
+            const cs_knomial_msg x = msgs[i];
+            int j = i;
+            for (; j > 0 && msgs[j - 1].arrive > x.arrive; j--)
+                msgs[j] = msgs[j - 1];
+            msgs[j] = x;
+        }
+        double in = start + c * mo->overhead;
+        for (int i = 0; i < c; i++) {
+            link = (msgs[i].arrive > link ? msgs[i].arrive : link) + link_of[t].beta * m;
+            in = link > in ? link : in;
+        }
+        start = in + c * mo->gamma * m;
+    }
+    return start;
+}
+
+static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
                               double *full, cs_knomial_msg *msgs)
 {
     int nmsg = 0, rounds = 0, children[64];
     if (n <= 1)
         return 0.0;
+    if (cs_model_rendezvous(mo, (size_t)m))
+        return cs_knomial_tree_rendezvous(mo, link_of, m, n, r, full, msgs);
     for (long long d = 1; d < n; d *= r, rounds++) {
         const int t = rounds;
         children[t] = 0;
         for (long long x = d; x < n && x < (long long)r * d; x += d) {
             const int s = (int)(n - x < d ? n - x : d);
-            double ready;
-            if (s == d && full[t] >= 0) {
-                ready = full[t];
-            } else {
-                ready = cs_knomial_tree(mo, link_of, m, s, r, full, msgs + nmsg);
-                if (s == d)
-                    full[t] = ready;
-            }
+            const double ready = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + nmsg);
             msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + link_of[t].alpha, t};
             children[t]++;
         }
