@@ -26,9 +26,9 @@ const cs_config_doc cs_config_key_docs[] = {
     {"model.ranks_per_node", "a count of ranks, 0 to 1073741824",
      "what the model's node is: 0 (the default), the ranks that share memory (`MPI_COMM_TYPE_SHARED`); N, the "
      "blocks of N consecutive `MPI_COMM_WORLD` ranks, for a network that groups hosts (the hosts of one leaf "
-     "switch of a fat tree, one rank each), whose messages within a block take `alpha_node` and `beta_node` and "
-     "whose messages off it share `beta_link`. `collshim-calibrate --fit` sets it where each rank has a node of "
-     "its own and the latency from rank 0 steps up past a block"},
+     "switch of a fat tree, one rank each), whose messages within a block take `alpha_node` and `beta_node` "
+     "through the hosts' one link and whose messages off it share `beta_link`. `collshim-calibrate --fit` "
+     "sets it where each rank has a node of its own and the latency from rank 0 steps up past a block"},
     {"model.rendezvous_from", "bytes, 0 or more (`64K`)",
      "messages of at least this size go by rendezvous: one leaves only once its receiver has begun the round "
      "that receives it, so a receiver that comes late delays it (an MPI library's protocol past its eager "

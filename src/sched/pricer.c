@@ -130,6 +130,15 @@ static int cs_crosses_link(const cs_pricer *pr, int a, int b)
     return pr->node_out && a / pr->ppn != b / pr->ppn;
 }
 
+/* Which of a rank's links a message takes: the node's own path (shared
+ * memory) where it stays on the node, but for nodes that are the network's
+ * blocks (model.ranks_per_node): their hosts' messages all take the rank's
+ * one link. */
+static int cs_node_path(const cs_model *model, int local)
+{
+    return local && !model->ranks_per_node;
+}
+
 /* The round's messages are all in: its local steps, then the next round. */
 static int cs_round_done(cs_pricer *pr, int rank)
 {
@@ -153,10 +162,11 @@ static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
     const double beta = local ? mo->beta_node : mo->beta, alpha = local ? mo->alpha_node : mo->alpha;
-    const double leave = t > c->link_free[local] ? t : c->link_free[local];
-    c->link_free[local] = leave + beta * (double)bytes;
-    if (c->link_free[local] > c->ready)
-        c->ready = c->link_free[local];
+    double *busy = &c->link_free[cs_node_path(mo, local)];
+    const double leave = t > *busy ? t : *busy;
+    *busy = leave + beta * (double)bytes;
+    if (*busy > c->ready)
+        c->ready = *busy;
     return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha, .kind = CS_EV_ARRIVE, .rank = to, .from = rank,
                                               .round = c->round, .local = local, .link = link, .bytes = bytes});
 }
@@ -258,9 +268,10 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     if (e->round >= pr->scheds[e->rank].nrounds)
         return -1; /* a message for a round the receiver does not have */
     const double beta = e->local ? mo->beta_node : mo->beta;
-    const double start = e->t > c->in_free[e->local] ? e->t : c->in_free[e->local];
-    c->in_free[e->local] = start + beta * (double)e->bytes;
-    double done = c->in_free[e->local];
+    double *busy = &c->in_free[cs_node_path(mo, e->local)];
+    const double start = e->t > *busy ? e->t : *busy;
+    *busy = start + beta * (double)e->bytes;
+    double done = *busy;
     if (e->link) { /* its bytes also pass both nodes' links, behind those that came before */
         const double through = mo->beta_link * (double)e->bytes;
         double *out = &pr->node_out[e->from / pr->ppn], *in = &pr->node_in[e->rank / pr->ppn];

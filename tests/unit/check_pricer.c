@@ -292,7 +292,9 @@ END_TEST
  * the butterfly allreduce, every rank of a node exchanging off it at once;
  * the k-nomial trees, one rank of a node sending off it a round) against the
  * pricer with the same ppn: equal where the levels lie on the nodes' blocks
- * (ppn a power of two; a power of the radix for the trees), with the link
+ * (ppn a power of two; for the trees, nodes that line up with every round:
+ * a round's children all on the parent's node, all off it, or those below
+ * ppn on it, as r = 16 and r = 4 on nodes of 8), with the link
  * slower and faster than a node's ranks together, with and without o, and
  * by rendezvous. */
 static const cs_model node_models[] = {
@@ -305,10 +307,24 @@ static const cs_model node_models[] = {
     {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9, .overhead = 1e-7, .beta_link = 1e-10},
     {.alpha = 2e-6, .beta = 8e-11, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 4e-7, .alpha_node = 2e-7,
      .beta_node = 2.5e-11, .node_levels = 1, .beta_link = 7e-11, .rendezvous_from = 1},
+    /* the network's blocks (a fat tree's leaf switches): a host's messages on and off its block share its link */
+    {.alpha = 4e-6, .beta = 1e-10, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 2e-8, .alpha_node = 2e-6,
+     .beta_node = 1e-10, .node_levels = 1, .ranks_per_node = 8, .rendezvous_from = 1},
 };
 
 /* The closed form over the pricer, with a node's link: at most (1.29 seen). */
 static const double CS_NODES_LINK_BOUND = 1.3;
+
+/* Do the nodes line up with a tree of radix r over p ranks: in every round
+ * (children d apart) a parent's children all on its node, all off it, or
+ * those below ppn on it (cs_knomial_links)? */
+static int nodes_line_up(int p, int r, int ppn)
+{
+    for (long d = 1; d < p; d *= r)
+        if (ppn % (r * d) != 0 && !(d < ppn && (r * d) % ppn == 0 && ppn % d == 0) && d % ppn != 0)
+            return 0;
+    return 1;
+}
 
 START_TEST(test_closed_forms_on_nodes)
 {
@@ -317,20 +333,21 @@ START_TEST(test_closed_forms_on_nodes)
     static const struct {
         const cs_alg *alg;
         const char *spec;
-        int radix; /* the trees': ppn a power of it; 0: ppn a power of two */
+        int radix; /* the trees': the nodes line up with them; 0: ppn a power of two */
     } rows[] = {{&cs_allreduce_butterfly, "k=0", 0}, {&cs_allreduce_butterfly, "b=0", 0},
                 {&cs_allreduce_butterfly, "k=1", 0}, {&cs_reduce_binomial, NULL, 2},
-                {&cs_reduce_knomial, "r=4", 4},      {&cs_reduce_knomial, "r=3", 3}};
+                {&cs_reduce_knomial, "r=4", 4},      {&cs_reduce_knomial, "r=3", 3},
+                {&cs_reduce_knomial, "r=16", 16},    {&cs_reduce_knomial, "r=8", 8}};
     cs_sched *s = sim_scheds_new(64);
     int checked = 0;
     for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
         for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
             for (size_t j = 0; j < sizeof ppns / sizeof ppns[0]; j++) {
-                const int p = ps[i], ppn = ppns[j], base = rows[a].radix ? rows[a].radix : 2;
+                const int p = ps[i], ppn = ppns[j];
                 int power = 1;
                 while (power < ppn)
-                    power *= base;
-                if (power != ppn || ppn >= p)
+                    power *= 2;
+                if (ppn >= p || (!rows[a].radix && power != ppn))
                     continue;
                 for (int root = 0; root < (rows[a].alg->coll == CS_COLL_REDUCE ? p : 1); root += ppn + 1) {
                     const cs_problem prob = {.coll = rows[a].alg->coll, .p = p, .root = root, .count = (size_t)p * 8,
@@ -347,6 +364,8 @@ START_TEST(test_closed_forms_on_nodes)
                         cs_params tuned = params;
                         if (rows[a].alg->tune)
                             rows[a].alg->tune(mo, &prob, &tuned);
+                        if (rows[a].radix && !nodes_line_up(p, tuned.radix > 0 ? tuned.radix : 2, ppn))
+                            continue; /* the radix tune kept (it may take r = p for a smaller p) */
                         for (int r = 0; r < p; r++) {
                             cs_sched_reset(&s[r]);
                             ck_assert_int_eq(rows[a].alg->build(&prob, &tuned, r, &s[r]), 0);

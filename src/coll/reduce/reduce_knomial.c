@@ -42,9 +42,12 @@
  *   p = 1: rho m, or 0 in place.
  * With o = 0, p = r^L: L (alpha + (r - 1)(beta + gamma) m) + rho m; binomial
  * (r = 2) on p = 2^L: L (alpha + (beta + gamma) m) + rho m, as before.
- * On nodes (cs_problem.ppn, cs_knomial_links), each round's alpha and beta
- * are those within a node or off it: still the pricer's where ppn is a
- * power of r (pricer suite). By rendezvous (model.rendezvous_from) a child's
+ * On nodes (cs_problem.ppn, cs_knomial_links), each child's alpha and beta
+ * are those within a node or off it, and rank 0 takes the two kinds on two
+ * links: still the pricer's where the nodes line up with every round (a
+ * round's children all on the parent's node, all off it, or those below ppn
+ * on it: r = 16 or 4 on nodes of 8; pricer suite); a radix whose rounds
+ * straddle nodes (r = 5 on nodes of 8) is priced as if all were off them. By rendezvous (model.rendezvous_from) a child's
  * block leaves only once rank 0 has begun the round that receives it: rank
  * 0's rounds then run in turn, round t's blocks leaving at the later of its
  * start and their sends (cs_knomial_tree_rendezvous); still the pricer's.
@@ -69,17 +72,35 @@ static int cs_knomial_children(int p, int r, int *rounds)
     return children;
 }
 
-/* A round's messages (children d, 2d, .. apart): start-up and per byte, on
- * a node or off it (cs_knomial_links). */
+/* A round's messages (children d, 2d, .. apart): start-up and per byte,
+ * path[0] off a node and path[1] on it; children j d with j < on take the
+ * node's path (cs_knomial_links). */
 typedef struct cs_knomial_link {
-    double alpha, beta;
+    struct {
+        double alpha, beta;
+    } path[2];
+    int on;
 } cs_knomial_link;
 
-/* One child's message to rank 0: when it reaches rank 0, and in which round. */
+/* One child's message to rank 0: when it reaches rank 0, in which round, by which path. */
 typedef struct cs_knomial_msg {
     double arrive;
-    int round;
+    int round, on;
 } cs_knomial_msg;
+
+/* Rank 0's link that a message by that path queues on: the node's own where
+ * the model has a node level of shared memory (not the network's blocks,
+ * model.ranks_per_node, whose hosts have one link each), else its one. */
+static int cs_knomial_queue(const cs_model *mo, int on)
+{
+    return on && mo->node_levels && !mo->ranks_per_node;
+}
+
+/* The path of round t's j-th child (1 <= j < r). */
+static int cs_knomial_on(const cs_knomial_link *link, int j)
+{
+    return j < link->on;
+}
 
 /*
  * When rank 0 of the tree over ranks 0..n-1 has combined every child's run
@@ -116,14 +137,14 @@ static double cs_knomial_subtree(const cs_model *mo, const cs_knomial_link *link
 static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
                                          double *full, cs_knomial_msg *msgs)
 {
-    double start = 0.0, link = 0.0;
+    double start = 0.0, link[2] = {0.0, 0.0};
     int t = 0;
     for (long long d = 1; d < n; d *= r, t++) {
         int c = 0;
         for (long long x = d; x < n && x < (long long)r * d; x += d, c++) {
-            const int s = (int)(n - x < d ? n - x : d);
+            const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double sent = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + c + 1) + mo->overhead;
-            msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + link_of[t].alpha, t};
+            msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + link_of[t].path[on].alpha, t, on};
         }
         for (int i = 1; i < c; i++) { /* the last child's run may be shorter: it arrives first */
             const cs_knomial_msg x = msgs[i];
@@ -134,8 +155,9 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
         }
         double in = start + c * mo->overhead;
         for (int i = 0; i < c; i++) {
-            link = (msgs[i].arrive > link ? msgs[i].arrive : link) + link_of[t].beta * m;
-            in = link > in ? link : in;
+            const int on = msgs[i].on, q = cs_knomial_queue(mo, on);
+            link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
+            in = link[q] > in ? link[q] : in;
         }
         start = in + c * mo->gamma * m;
     }
@@ -154,9 +176,9 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
         const int t = rounds;
         children[t] = 0;
         for (long long x = d; x < n && x < (long long)r * d; x += d) {
-            const int s = (int)(n - x < d ? n - x : d);
+            const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double ready = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + nmsg);
-            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + link_of[t].alpha, t};
+            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + link_of[t].path[on].alpha, t, on};
             children[t]++;
         }
     }
@@ -167,10 +189,11 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
             msgs[j] = msgs[j - 1];
         msgs[j] = x;
     }
-    double link = 0.0, last[64] = {0};
+    double link[2] = {0.0, 0.0}, last[64] = {0}; /* rank 0's links, FIFO: the network's, the node's */
     for (int i = 0; i < nmsg; i++) {
-        link = (msgs[i].arrive > link ? msgs[i].arrive : link) + link_of[msgs[i].round].beta * m;
-        last[msgs[i].round] = link;
+        const int on = msgs[i].on, t = msgs[i].round, q = cs_knomial_queue(mo, on);
+        link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
+        last[t] = link[q] > last[t] ? link[q] : last[t];
     }
     double t0 = 0.0;
     for (int t = 0; t < rounds; t++) {
@@ -183,17 +206,27 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
 /*
  * On nodes of prob->ppn ranks in blocks: round t's children are d = r^t
  * apart from their parent, which is a multiple of r d from rank 0. Where r d
- * divides ppn every one is on the parent's node (alpha_node, beta_node);
- * else off it, and one rank of each node sends (its others sent in
- * earlier rounds): alpha, and per byte the larger of beta and the node's
- * link (cs_model_off_node with one sender).
+ * divides ppn every one is on the parent's node (alpha_node, beta_node).
+ * Where ppn divides r d and d divides ppn, the parent begins a node and its
+ * children j d below ppn are on it, the others off it; where d is a
+ * multiple of ppn, all are off it; otherwise (nodes that do not line up with
+ * the tree) all are priced off it. Off the node, every sender of a node
+ * sends to the same parent, whose link takes their blocks one after
+ * another: alpha, and per byte the larger of beta and the node's link
+ * (cs_model_off_node with one sender).
  */
 static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int r, int rounds, cs_knomial_link *link_of)
 {
+    const cs_model on = cs_model_hop(model, prob, 1, 1), off = cs_model_hop(model, prob, 0, 1);
+    const long long ppn = prob->ppn;
     long long d = 1;
     for (int t = 0; t < rounds; t++, d *= r) {
-        const cs_model at = cs_model_hop(model, prob, cs_level_on_node(prob, d, r), 1);
-        link_of[t] = (cs_knomial_link){at.alpha, at.beta};
+        int first_off = 1; /* the first child off the parent's node */
+        if (cs_level_on_node(prob, d, r))
+            first_off = r;
+        else if (ppn > 1 && d < ppn && (r * d) % ppn == 0 && ppn % d == 0)
+            first_off = (int)(ppn / d);
+        link_of[t] = (cs_knomial_link){{{off.alpha, off.beta}, {on.alpha, on.beta}}, first_off};
     }
 }
 
