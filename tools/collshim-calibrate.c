@@ -1019,7 +1019,8 @@ static int measure_comm(cal_state *st, int q)
     PMPI_Comm_dup(c.comm, &c.priv);
     PMPI_Comm_size(c.comm, &c.p);
     PMPI_Comm_rank(c.comm, &c.rank);
-    cs_comm_ppn(c.priv, c.rank, c.p, st->cfg.model.ranks_per_node, &c.ppn); /* the shim's too: its decisions and prices on nodes */
+    /* the shim's too: its decisions and prices on nodes */
+    cs_comm_ppn(c.priv, c.rank, c.p, st->cfg.model.ranks_per_node, &c.ppn);
     memset(&cache, 0, sizeof cache);
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
         if (!(st->o->colls & (1u << coll)))

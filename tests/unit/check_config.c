@@ -239,7 +239,9 @@ static const struct bad_case {
      "unknown key 'modle' in the top level (valid: model, alltoall, allreduce, reduce, log, "
      "window, strict, reproducible)",
      0},
-    {"bad_nested_key.yaml", 3, 3, "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, beta_link, ranks_per_node, rendezvous_from, margin, library)",
+    {"bad_nested_key.yaml", 3, 3,
+     "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, beta_link, "
+     "ranks_per_node, rendezvous_from, margin, library)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},
@@ -253,7 +255,8 @@ static const struct bad_case {
     {"bad_negative_overhead.yaml", 3, 13, "model.overhead: must be >= 0, got -1e-7", 0},
     {"bad_margin.yaml", 2, 11, "model.margin: must be >= 0 and < 1, got 1.5", 0},
     {"bad_rendezvous_from.yaml", 2, 20, "model.rendezvous_from: must be >= 0, got '-1'", 0},
-    {"bad_ranks_per_node.yaml", 2, 19, "model.ranks_per_node: expected a count of ranks, 0 to 1073741824, got '2.5'", 0},
+    {"bad_ranks_per_node.yaml", 2, 19, "model.ranks_per_node: expected a count of ranks, 0 to 1073741824, got '2.5'",
+     0},
     {"bad_ranks_per_node_huge.yaml", 2, 19, "model.ranks_per_node: must be at most 1073741824, got 4294967296", 0},
     {"bad_library.yaml", 2, 12,
      "model.library: unknown library 'mvapich2' (valid: auto, mpich, openmpi, smpi-mpich, smpi-ompi)", 0},

@@ -47,10 +47,11 @@
  * links: still the pricer's where the nodes line up with every round (a
  * round's children all on the parent's node, all off it, or those below ppn
  * on it: r = 16 or 4 on nodes of 8; pricer suite); a radix whose rounds
- * straddle nodes (r = 5 on nodes of 8) is priced as if all were off them. By rendezvous (model.rendezvous_from) a child's
- * block leaves only once rank 0 has begun the round that receives it: rank
- * 0's rounds then run in turn, round t's blocks leaving at the later of its
- * start and their sends (cs_knomial_tree_rendezvous); still the pricer's.
+ * straddle nodes (r = 5 on nodes of 8) is priced as if all were off them.
+ * By rendezvous (model.rendezvous_from) a child's block leaves only once
+ * rank 0 has begun the round that receives it: rank 0's rounds then run in
+ * turn, round t's blocks leaving at the later of its start and their sends
+ * (cs_knomial_tree_rendezvous); still the pricer's.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -96,7 +97,7 @@ static int cs_knomial_queue(const cs_model *mo, int on)
     return on && mo->node_levels && !mo->ranks_per_node;
 }
 
-/* The path of round t's j-th child (1 <= j < r). */
+/* Is a round's j-th child (1 <= j < r) on its parent's node? */
 static int cs_knomial_on(const cs_knomial_link *link, int j)
 {
     return j < link->on;
