@@ -75,8 +75,8 @@ void cs_cal_latency_row(MPI_Comm comm, size_t bytes, int reps, double *lat);
 /* Rank 1 of comm posts a send of `bytes` to rank 0 at once, while rank 0
  * first does a 1-byte ping-pong with it and only then posts the receive:
  * the seconds from that post to the receive's end, median of reps (every
- * rank gets it). Eagerly the block is in by then, or nearly; by rendezvous
- * it leaves only now (alpha + beta m). */
+ * rank gets it; the others only wait for it). Eagerly the block is in by
+ * then, or nearly; by rendezvous it leaves only now (alpha + beta m). */
 double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps);
 
 /* Half a k-message round trip of `bytes`-byte messages (the line
