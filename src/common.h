@@ -175,6 +175,14 @@ typedef struct cs_problem {
     int ppn;
 } cs_problem;
 
+/* Do a node's messages within it take a path of their own (shared memory),
+ * apart from its ranks' network links? Not where the nodes are the network's
+ * blocks (model.ranks_per_node): a host's messages then all take its one link. */
+static inline int cs_model_node_path(const cs_model *model)
+{
+    return model->node_levels && !model->ranks_per_node;
+}
+
 /* Does a message of `bytes` wait for its receiver (model.rendezvous_from)? */
 static inline int cs_model_rendezvous(const cs_model *model, size_t bytes)
 {

@@ -529,13 +529,8 @@ static int network_blocks(int *node_of, const cal_opts *o, cs_model *m)
     if (!lat)
         return -1;
     cs_cal_latency_row(MPI_COMM_WORLD, 8, o->reps, lat);
-    const int g = cs_cal_latency_block(lat, world);
-    double near = 0.0, far = INFINITY;
-    for (int r = 1; r < world; r++)
-        if (r < g)
-            near = fmax(near, lat[r]);
-        else
-            far = fmin(far, lat[r]);
+    double near = 0.0, far = 0.0;
+    const int g = cs_cal_latency_block(lat, world, &near, &far);
     if (rank == 0 && g > 0)
         printf("# one rank a node, and the network groups them: ranks 1..%d are %.3e s from rank 0 at most, "
                "the others %.3e at least: ranks_per_node %d\n",

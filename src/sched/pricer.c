@@ -130,15 +130,6 @@ static int cs_crosses_link(const cs_pricer *pr, int a, int b)
     return pr->node_out && a / pr->ppn != b / pr->ppn;
 }
 
-/* Which of a rank's links a message takes: the node's own path (shared
- * memory) where it stays on the node, but for nodes that are the network's
- * blocks (model.ranks_per_node): their hosts' messages all take the rank's
- * one link. */
-static int cs_node_path(const cs_model *model, int local)
-{
-    return local && !model->ranks_per_node;
-}
-
 /* The round's messages are all in: its local steps, then the next round. */
 static int cs_round_done(cs_pricer *pr, int rank)
 {
@@ -162,7 +153,7 @@ static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
     const double beta = local ? mo->beta_node : mo->beta, alpha = local ? mo->alpha_node : mo->alpha;
-    double *busy = &c->link_free[cs_node_path(mo, local)];
+    double *busy = &c->link_free[local && cs_model_node_path(mo)];
     const double leave = t > *busy ? t : *busy;
     *busy = leave + beta * (double)bytes;
     if (*busy > c->ready)
@@ -268,7 +259,7 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     if (e->round >= pr->scheds[e->rank].nrounds)
         return -1; /* a message for a round the receiver does not have */
     const double beta = e->local ? mo->beta_node : mo->beta;
-    double *busy = &c->in_free[cs_node_path(mo, e->local)];
+    double *busy = &c->in_free[e->local && cs_model_node_path(mo)];
     const double start = e->t > *busy ? e->t : *busy;
     *busy = start + beta * (double)e->bytes;
     double done = *busy;

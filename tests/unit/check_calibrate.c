@@ -130,23 +130,25 @@ START_TEST(test_latency_block)
         const double noise = 0.05 * n; /* up to 10%: the step is 2x */
         for (int r = 1; r < P; r++)
             lat[r] = tree_latency(r, 8, P, noise);
-        ck_assert_int_eq(cs_cal_latency_block(lat, 64), 8);
-        ck_assert_int_eq(cs_cal_latency_block(lat, 8), 0);  /* one leaf: no step */
-        ck_assert_int_eq(cs_cal_latency_block(lat, 60), 0); /* blocks of 8 do not divide 60 */
+        double near, far;
+        ck_assert_int_eq(cs_cal_latency_block(lat, 64, &near, &far), 8);
+        ck_assert(near == 2e-6 * (1 + noise) && far == 4e-6 * (1 - noise)); /* odd ranks above, even below */
+        ck_assert_int_eq(cs_cal_latency_block(lat, 8, NULL, NULL), 0);  /* one leaf: no step */
+        ck_assert_int_eq(cs_cal_latency_block(lat, 60, NULL, NULL), 0); /* blocks of 8 do not divide 60 */
         for (int r = 1; r < P; r++)
             lat[r] = tree_latency(r, 16, 64, noise);
-        ck_assert_int_eq(cs_cal_latency_block(lat, 128), 16); /* the first step: the leaf */
+        ck_assert_int_eq(cs_cal_latency_block(lat, 128, NULL, NULL), 16); /* the first step: the leaf */
         for (int r = 1; r < P; r++)
             lat[r] = __builtin_popcount((unsigned)r) * 1e-6 * (1.0 + (r % 2 ? noise : -noise));
-        ck_assert_int_eq(cs_cal_latency_block(lat, 64), 0);
-        ck_assert_int_eq(cs_cal_latency_block(lat, 256), 0);
+        ck_assert_int_eq(cs_cal_latency_block(lat, 64, NULL, NULL), 0);
+        ck_assert_int_eq(cs_cal_latency_block(lat, 256, NULL, NULL), 0);
         for (int r = 1; r < P; r++)
             lat[r] = 1e-6 * (1.0 + (r % 2 ? noise : -noise));
-        ck_assert_int_eq(cs_cal_latency_block(lat, 64), 0);
+        ck_assert_int_eq(cs_cal_latency_block(lat, 64, NULL, NULL), 0);
     }
     for (int r = 1; r < P; r++) /* a step of 1.2: below CS_CAL_BLOCK_STEP, no block */
         lat[r] = r < 8 ? 1e-6 : 1.2e-6;
-    ck_assert_int_eq(cs_cal_latency_block(lat, 64), 0);
+    ck_assert_int_eq(cs_cal_latency_block(lat, 64, NULL, NULL), 0);
 }
 END_TEST
 

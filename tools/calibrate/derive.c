@@ -208,9 +208,9 @@ int cs_cal_rules(const cs_cal_cell *cells, int n, cs_rule *rules, int max, int *
     return nrules;
 }
 
-int cs_cal_latency_block(const double *lat, int p)
+int cs_cal_latency_block(const double *lat, int p, double *near_out, double *far_out)
 {
-    double near = 0.0;
+    double near = p > 1 ? lat[1] : 0.0;
     for (int g = 2; g <= p / 2; g++) {
         near = fmax(near, lat[g - 1]); /* the farthest of ranks 1..g-1 */
         if (p % g != 0)
@@ -218,8 +218,13 @@ int cs_cal_latency_block(const double *lat, int p)
         double far = lat[g];
         for (int r = g + 1; r < p; r++)
             far = fmin(far, lat[r]);
-        if (far > CS_CAL_BLOCK_STEP * near)
+        if (far > CS_CAL_BLOCK_STEP * near) {
+            if (near_out && far_out) {
+                *near_out = near;
+                *far_out = far;
+            }
             return g;
+        }
     }
     return 0;
 }

@@ -60,10 +60,11 @@ void cs_cal_cross_node_pairs(const int *node_of, int p, int *scratch, int *peer)
  * of its own: the least g, 2 <= g <= p / 2 dividing p, whose ranks 1..g-1 are
  * all nearer than every rank from g on by CS_CAL_BLOCK_STEP (a fat tree's
  * leaf switch: 2 links against 4); 0 where there is none (a hypercube, whose
- * distances grow bit by bit, or one switch).
+ * distances grow bit by bit, or one switch). *near and *far (optional) get
+ * the farthest of ranks 1..g-1 and the nearest past them.
  */
 #define CS_CAL_BLOCK_STEP 1.25
-int cs_cal_latency_block(const double *lat, int p);
+int cs_cal_latency_block(const double *lat, int p, double *near, double *far);
 
 /*
  * Did a receive posted late (cs_cal_late_receive: late seconds for `bytes`)

@@ -89,14 +89,6 @@ typedef struct cs_knomial_msg {
     int round, on;
 } cs_knomial_msg;
 
-/* Rank 0's link that a message by that path queues on: the node's own where
- * the model has a node level of shared memory (not the network's blocks,
- * model.ranks_per_node, whose hosts have one link each), else its one. */
-static int cs_knomial_queue(const cs_model *mo, int on)
-{
-    return on && mo->node_levels && !mo->ranks_per_node;
-}
-
 /* Is a round's j-th child (1 <= j < r) on its parent's node? */
 static int cs_knomial_on(const cs_knomial_link *link, int j)
 {
@@ -156,7 +148,7 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
         }
         double in = start + c * mo->overhead;
         for (int i = 0; i < c; i++) {
-            const int on = msgs[i].on, q = cs_knomial_queue(mo, on);
+            const int on = msgs[i].on, q = on && cs_model_node_path(mo); /* rank 0's link it queues on */
             link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
             in = link[q] > in ? link[q] : in;
         }
@@ -192,7 +184,7 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
     }
     double link[2] = {0.0, 0.0}, last[64] = {0}; /* rank 0's links, FIFO: the network's, the node's */
     for (int i = 0; i < nmsg; i++) {
-        const int on = msgs[i].on, t = msgs[i].round, q = cs_knomial_queue(mo, on);
+        const int on = msgs[i].on, t = msgs[i].round, q = on && cs_model_node_path(mo); /* rank 0's link it queues on */
         link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
         last[t] = link[q] > last[t] ? link[q] : last[t];
     }
