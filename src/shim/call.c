@@ -100,12 +100,13 @@ int cs_call_run(const cs_call *c)
 
     if (!cs_shim.on)
         cs_shim_ensure();
-    if (c->comm == MPI_COMM_NULL || !cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && !cs_log_active()))
+    /* Up to the context, what every rank does alike (cs_state.log_configured). */
+    const int quiet = !cs_shim.log_configured;
+    if (c->comm == MPI_COMM_NULL || !cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && quiet))
         return cs_shim_native(c);
-    if (cs_native_memo_quick(c) && !cs_log_active())
+    if (cs_native_memo_quick(c) && quiet)
         return cs_shim_native(c); /* as decided for the same arguments on the same communicator */
-    if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cc->nrules && !cs_log_active() &&
-        cs_shim_coll_in_native_range(c, cc))
+    if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cc->nrules && quiet && cs_shim_coll_in_native_range(c, cc))
         return cs_shim_native(c); /* what select would say, known from the size alone */
     if (cs_args_count_negative(c) || cs_context_get(c->comm, &ctx) != MPI_SUCCESS)
         return cs_shim_native(c);

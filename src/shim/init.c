@@ -140,6 +140,7 @@ static void cs_shim_start(void)
         PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL) != MPI_SUCCESS)
         return;
     cs_log_open(&cs_shim.cfg, cs_shim.world_rank, cs_shim.world_size);
+    cs_shim.log_configured = cs_shim.cfg.log_level != CS_LOG_OFF;
     cs_shim.on = 1;
 }
 

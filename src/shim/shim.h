@@ -19,6 +19,11 @@ typedef struct cs_state {
     int world_rank, world_size;
     int reduce_inplace_bug; /* the library's MPI_Reduce fails in place at root != 0 */
     int thread_multiple;    /* MPI_THREAD_MULTIPLE: collectives on several communicators at once */
+    /* Logging is configured (some rank may log; which ones do is each rank's
+     * own): a communicator's first call makes its context, a collective, on
+     * every rank alike, so no shortcut before it may depend on whether this
+     * rank logs. */
+    int log_configured;
 } cs_state;
 
 extern cs_state cs_shim;
