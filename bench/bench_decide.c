@@ -6,6 +6,10 @@
  * costs). No MPI process is started: select is pure.
  *     make bench-decide        (build/bench_decide [REPS])
  * Medians of REPS (default 9) runs; the breakpoints are recomputed each run.
+ *     build/bench_decide REPS CONFIG PPN
+ * prices under CONFIG's model (collshim-calibrate's output, say) with PPN
+ * ranks a node (0: none; the built-in model: PPN only), where a model with
+ * nodes prices each level on them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,11 +54,21 @@ static double later_decision(const cs_config *cfg, const cs_problem *prob)
 int main(int argc, char **argv)
 {
     const int reps = argc > 1 ? atoi(argv[1]) : 9;
+    const char *file = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
+    const int ppn = argc > 3 ? atoi(argv[3]) : 0;
     static const int ps[] = {16, 96, 1000, 1024, 65535, 65536};
     static const size_t sizes[] = {8, 4096};
     static const cs_coll colls[] = {CS_COLL_ALLTOALL, CS_COLL_ALLREDUCE, CS_COLL_REDUCE};
     cs_config cfg, forced;
+    cs_config_error err;
     cs_config_defaults(&cfg);
+    if (file && cs_config_load(file, &cfg, &err) != 0) {
+        char text[512];
+        cs_config_error_format(&err, text, sizeof text);
+        fprintf(stderr, "bench_decide: %s\n", text);
+        return 1;
+    }
+    printf("# model: %s, %d ranks a node\n", file ? file : "built-in", ppn);
     forced = cfg;
     static cs_hull_table hulls;
     cs_hull_table_init(&hulls, &cfg.model, NULL, 0);
@@ -69,7 +83,8 @@ int main(int argc, char **argv)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 const size_t elem = colls[c] == CS_COLL_ALLTOALL ? 1 : 8;
                 const cs_problem prob = {.coll = colls[c], .p = ps[i], .count = sizes[s] / elem, .elem = elem,
-                                         .bytes = sizes[s], .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
+                                         .bytes = sizes[s], .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE,
+                                         .ppn = ppn > 1 && ps[i] % ppn == 0 ? ppn : 0};
                 double first[64], later[64], native[64];
                 cs_decision d;
                 for (int r = 0; r < reps && r < 64; r++) {

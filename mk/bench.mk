@@ -1,6 +1,7 @@
 # make bench-decide: what a decision costs (bench/bench_decide.c): a communicator's first
 # decision (its breakpoints) at p = 16 to 65,536, a later one (a lookup), and a call forced to
-# the library. Pure: no MPI process is started. BENCH_REPS (9) runs, medians.
+# the library. Pure: no MPI process is started. BENCH_REPS (9) runs, medians. BENCH_DECIDE_MODEL:
+# a configuration whose model prices instead of the built-in one, with BENCH_DECIDE_PPN ranks a node.
 
 BENCH_REPS ?= 9
 
@@ -10,7 +11,7 @@ $(B)/bench_decide: bench/bench_decide.c $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -Ibench -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
 
 bench-decide: $(B)/bench_decide
-	$(B)/bench_decide $(BENCH_REPS)
+	$(B)/bench_decide $(BENCH_REPS) $(or $(BENCH_DECIDE_MODEL),-) $(or $(BENCH_DECIDE_PPN),0)
 
 # make bench-reduce-paths: every reduce row's model price against the critical path of its
 # schedules (bench/bench_reduce_paths.c), and what tuning by the model loses on that path.

@@ -123,34 +123,8 @@ void cs_sched_round(cs_sched *s)
     s->round_start[s->nrounds++] = s->nsteps;
 }
 
-static void cs_sched_price_add(cs_sched *s, const cs_step *st)
+void cs_sched_store(cs_sched *s, const cs_step *step)
 {
-    const int off = s->p_ppn && st->peer / s->p_ppn != s->p_rank / s->p_ppn;
-    switch (st->kind) {
-    case CS_STEP_SEND:
-        s->p_sent += st->len;
-        s->p_sends++;
-        s->p_sent_off += off ? st->len : 0;
-        s->p_sends_off += off;
-        break;
-    case CS_STEP_RECV:
-        s->p_recv += st->len;
-        s->p_recvs++;
-        s->p_recv_off += off ? st->len : 0;
-        s->p_recvs_off += off;
-        break;
-    case CS_STEP_REDUCE:
-    case CS_STEP_UNREDUCE: s->p_reduced += st->len; break;
-    default: s->p_copied += st->len; break;
-    }
-}
-
-static void cs_sched_add(cs_sched *s, cs_step step)
-{
-    if (s->price) {
-        cs_sched_price_add(s, &step);
-        return;
-    }
     if (s->error)
         return;
     if (s->nrounds == 0)
@@ -159,25 +133,7 @@ static void cs_sched_add(cs_sched *s, cs_step step)
         s->error = MPI_ERR_NO_MEM;
         return;
     }
-    s->steps[s->nsteps++] = step;
-}
-
-void cs_sched_send(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len)
-{
-    cs_sched_add(s, (cs_step){.kind = CS_STEP_SEND, .buf = buf, .peer = peer, .off = off, .len = len});
-}
-
-void cs_sched_recv(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len)
-{
-    cs_sched_add(s, (cs_step){.kind = CS_STEP_RECV, .buf = buf, .peer = peer, .off = off, .len = len});
-}
-
-void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
-{
-    if (len == 0 || (src == dst && off == dst_off))
-        return;
-    cs_sched_add(s, (cs_step){.kind = CS_STEP_COPY, .buf = src, .dst = dst, .off = off,
-                              .dst_off = dst_off, .len = len});
+    s->steps[s->nsteps++] = *step;
 }
 
 void cs_sched_copy_merge(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
@@ -190,22 +146,6 @@ void cs_sched_copy_merge(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t
         return;
     }
     cs_sched_copy(s, src, off, dst, dst_off, len);
-}
-
-void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
-{
-    if (len == 0)
-        return;
-    cs_sched_add(s, (cs_step){.kind = CS_STEP_REDUCE, .buf = src, .dst = dst, .off = off,
-                              .dst_off = dst_off, .len = len});
-}
-
-void cs_sched_unreduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
-{
-    if (len == 0)
-        return;
-    cs_sched_add(s, (cs_step){.kind = CS_STEP_UNREDUCE, .buf = src, .dst = dst, .off = off,
-                              .dst_off = dst_off, .len = len});
 }
 
 void cs_sched_scratch(cs_sched *s, cs_buf tmp, size_t bytes)

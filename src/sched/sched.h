@@ -78,14 +78,81 @@ void cs_sched_reset(cs_sched *s);
 /* Builders. Failures (allocation) are recorded in s->error, so a builder
  * calls them unchecked and returns s->error at the end. */
 void cs_sched_round(cs_sched *s);
-void cs_sched_send(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
-void cs_sched_recv(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len);
-void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
+/* A step stored (sched.c); the builders below call it outside pricing mode. */
+void cs_sched_store(cs_sched *s, const cs_step *step);
+
+/* Pricing mode's share of a step: the open round's tallies. Inline, as a
+ * communicator's first decision builds thousands of schedules in pricing
+ * mode (at p = 65,535, a third of its time went to the calls). */
+static inline void cs_sched_price_message(cs_sched *s, int send, int peer, size_t len)
+{
+    const int off = s->p_ppn && peer / s->p_ppn != s->p_rank / s->p_ppn;
+    if (send) {
+        s->p_sent += len;
+        s->p_sends++;
+        s->p_sent_off += off ? len : 0;
+        s->p_sends_off += off;
+    } else {
+        s->p_recv += len;
+        s->p_recvs++;
+        s->p_recv_off += off ? len : 0;
+        s->p_recvs_off += off;
+    }
+}
+
+static inline void cs_sched_send(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len)
+{
+    if (s->price)
+        cs_sched_price_message(s, 1, peer, len);
+    else
+        cs_sched_store(s, &(cs_step){.kind = CS_STEP_SEND, .buf = buf, .peer = peer, .off = off, .len = len});
+}
+
+static inline void cs_sched_recv(cs_sched *s, int peer, cs_buf buf, size_t off, size_t len)
+{
+    if (s->price)
+        cs_sched_price_message(s, 0, peer, len);
+    else
+        cs_sched_store(s, &(cs_step){.kind = CS_STEP_RECV, .buf = buf, .peer = peer, .off = off, .len = len});
+}
+
+static inline void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
+{
+    if (len == 0 || (src == dst && off == dst_off))
+        return;
+    if (s->price)
+        s->p_copied += len;
+    else
+        cs_sched_store(s, &(cs_step){.kind = CS_STEP_COPY, .buf = src, .dst = dst, .off = off, .dst_off = dst_off,
+                                     .len = len});
+}
+
 /* A copy that extends the round's last step if that copies the bytes just
  * before, at both ends (blocks that lie next to each other move as one). */
 void cs_sched_copy_merge(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
-void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
-void cs_sched_unreduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len);
+
+/* Combine (reduce) or undo a combination (unreduce: an exact inverse). */
+static inline void cs_sched_combine(cs_sched *s, cs_step_kind kind, cs_buf src, size_t off, cs_buf dst, size_t dst_off,
+                                    size_t len)
+{
+    if (len == 0)
+        return;
+    if (s->price)
+        s->p_reduced += len;
+    else
+        cs_sched_store(s, &(cs_step){.kind = kind, .buf = src, .dst = dst, .off = off, .dst_off = dst_off, .len = len});
+}
+
+static inline void cs_sched_reduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
+{
+    cs_sched_combine(s, CS_STEP_REDUCE, src, off, dst, dst_off, len);
+}
+
+static inline void cs_sched_unreduce(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)
+{
+    cs_sched_combine(s, CS_STEP_UNREDUCE, src, off, dst, dst_off, len);
+}
+
 void cs_sched_scratch(cs_sched *s, cs_buf tmp, size_t bytes);
 
 /* The steps of round r are steps[first .. end). */
@@ -117,12 +184,21 @@ double cs_sched_price_total(cs_sched *s);
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway);
 
 /* A round's messages at one alpha and beta: o per post, alpha per message
- * of the busier direction, beta per byte of the larger (sched_cost.c). */
-double cs_sched_messages_cost(double o, double alpha, double beta, int sends, int recvs, size_t sent,
-                              size_t received);
+ * of the busier direction, beta per byte of the larger (sched_cost.c's
+ * model). */
+static inline double cs_sched_messages_cost(double o, double alpha, double beta, int sends, int recvs, size_t sent,
+                                            size_t received)
+{
+    return o * (sends + recvs) + alpha * (sends > recvs ? sends : recvs) +
+           beta * (double)(sent > received ? sent : received);
+}
 
 /* One round's cost under the model (sched_cost.c). */
-double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t sent, size_t received,
-                           size_t reduced, size_t copied);
+static inline double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t sent, size_t received,
+                                         size_t reduced, size_t copied)
+{
+    return cs_sched_messages_cost(model->overhead, model->alpha, model->beta, sends, recvs, sent, received) +
+           model->gamma * (double)reduced + model->rho * (double)copied;
+}
 
 #endif

@@ -31,17 +31,3 @@ void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats
         out->cost += cs_sched_round_cost(model, sends, recvs, sent, received, reduced, copied);
     }
 }
-
-double cs_sched_messages_cost(double o, double alpha, double beta, int sends, int recvs, size_t sent,
-                              size_t received)
-{
-    return o * (sends + recvs) + alpha * (sends > recvs ? sends : recvs) +
-           beta * (double)(sent > received ? sent : received);
-}
-
-double cs_sched_round_cost(const cs_model *model, int sends, int recvs, size_t sent, size_t received,
-                           size_t reduced, size_t copied)
-{
-    return cs_sched_messages_cost(model->overhead, model->alpha, model->beta, sends, recvs, sent, received) +
-           model->gamma * (double)reduced + model->rho * (double)copied;
-}

@@ -32,7 +32,7 @@
  * CS_RED_PRICE_ALL ranks. (Pricing every rank at every count made a
  * communicator's first reduce decision at p = 96 take 200 ms.)
  */
-enum { CS_RED_PRICE_ALL = 128, CS_RED_BITS = 34, CS_RED_SHAPES = 6 * 2 * CS_RED_BITS * CS_RED_BITS };
+enum { CS_RED_PRICE_ALL = 128 };
 
 /* The ranks that stand for all depend on the plan, the root and k, not on
  * the size or the model: the lists are kept (for the last few plans and
@@ -94,39 +94,90 @@ static void cs_red_price_rank(cs_red_pricer *pr, int rank)
     pr->worst = t > pr->worst ? t : pr->worst;
 }
 
-/* bit: 1 + the index of the highest (lowest) set bit of diff, 0 if none. */
-static int cs_red_high_bit(int diff)
-{
-    return diff ? cs_floor_log2(diff) + 1 : 0;
-}
+/*
+ * An elimination level's members by shape, for every k at once. A member's
+ * shape at split bits sb (its unit bits below sb are split stages) is its
+ * kind, its side, the highest set bit of diff = unit ^ collector's unit
+ * below sb and the lowest at or above it: two set bits of diff with none
+ * between them, a < sb <= b (a = -1: none below; b = 32: none above). So
+ * one walk of the f members lists, per (kind, side, a, b) that some diff
+ * has as neighbouring set bits, the first member that has it; the members
+ * that stand for all at any k are those of the list with a < sb <= b, in
+ * the order of the walk, the same members as a walk at that k finds. The
+ * tuning asks for every k from 1 to log2 p: one walk in place of log2 p
+ * (at p = 65,535 a third of a communicator's first reduce decision). The
+ * last few (f, root digit) are kept (a lock of their own).
+ */
+/* at most 12 shapes (kind < 6, side) times 561 pairs (-1 <= a < b <= 32) */
+enum { CS_RED_ELIM_KEPT = 4, CS_RED_ELIM_NONE = 32, CS_RED_ELIM_PAIRS = 12 * 561 };
+typedef struct cs_red_elim_pair {
+    unsigned char shape; /* 2 kind + side */
+    signed char a, b;    /* the neighbouring set bits of diff, -1 and 32 at the ends */
+    int v;               /* the first member that has them */
+} cs_red_elim_pair;
+typedef struct cs_red_elim_reps {
+    int f, vr, n;
+    cs_red_elim_pair pair[CS_RED_ELIM_PAIRS];
+} cs_red_elim_reps;
 
-static int cs_red_low_bit(int diff)
+static cs_red_elim_reps cs_red_elims[CS_RED_ELIM_KEPT];
+static int cs_red_elims_next;
+static pthread_mutex_t cs_red_elims_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cs_red_elim_walk(const cs_elim *el, int f, int vr, int collector, cs_red_elim_reps *out)
 {
-    return diff ? cs_floor_log2(diff & -diff) + 1 : 0; /* diff & -diff: the lowest set bit alone */
+    enum { ENDS = CS_RED_ELIM_NONE + 2 }; /* a + 1 and b: 0 .. 33 */
+    unsigned char seen[12 * ENDS * ENDS / 8 + 1] = {0}; /* a bit per (shape, a, b) */
+    const int cunit = cs_elim_role_of(el, collector).unit;
+    out->n = 0;
+    for (int v = 0; v < f; v++) {
+        if (v == vr || v == collector)
+            continue;
+        const cs_elim_role role = cs_elim_role_of(el, v);
+        const int shape = (int)role.kind * 2 + role.upper;
+        unsigned diff = (unsigned)(role.unit ^ cunit);
+        int a = -1;
+        for (;;) {
+            const int b = diff ? cs_floor_log2((int)(diff & -diff)) : CS_RED_ELIM_NONE;
+            const int key = (shape * ENDS + a + 1) * ENDS + b;
+            if (!((seen[key / 8] >> (key % 8)) & 1)) {
+                seen[key / 8] |= (unsigned char)(1u << (key % 8));
+                out->pair[out->n++] = (cs_red_elim_pair){(unsigned char)shape, (signed char)a, (signed char)b, v};
+            }
+            if (!diff)
+                break;
+            diff &= diff - 1;
+            a = b;
+        }
+    }
 }
 
 static void cs_red_price_elim(cs_red_pricer *pr, const cs_level *l)
 {
     cs_elim el;
-    unsigned char seen[CS_RED_SHAPES / 8 + 1] = {0}; /* a bit per shape */
     cs_elim_init(l->f, &el);
     const int root = pr->prob->root, vr = cs_level_digit(l, root), collector = cs_elim_collector(&el, vr);
-    const int cunit = cs_elim_role_of(&el, collector).unit;
     /* unit bit b is stage first_stage + b + 1: split below k */
-    const int split_bits = pr->k - l->first_stage - 1, split = split_bits <= 0 ? 0 : split_bits >= 30 ? -1 : (1 << split_bits) - 1;
+    const int split_bits = pr->k - l->first_stage - 1;
+    const int sb = split_bits <= 0 ? 0 : split_bits >= 30 ? CS_RED_ELIM_NONE : split_bits;
     if (collector != vr)
         cs_red_price_rank(pr, cs_level_member(l, root, collector));
-    for (int v = 0; v < l->f; v++) {
-        const cs_elim_role role = cs_elim_role_of(&el, v);
-        const int diff = role.unit ^ cunit;
-        const int shape = (((int)role.kind * 2 + role.upper) * CS_RED_BITS + cs_red_high_bit(diff & split)) *
-                              CS_RED_BITS +
-                          cs_red_low_bit(diff & ~split);
-        if (v == vr || v == collector || (seen[shape / 8] >> (shape % 8)) & 1)
-            continue;
-        seen[shape / 8] |= (unsigned char)(1u << (shape % 8));
-        cs_red_price_rank(pr, cs_level_member(l, root, v));
+    pthread_mutex_lock(&cs_red_elims_lock);
+    int i = 0;
+    while (i < CS_RED_ELIM_KEPT && !(cs_red_elims[i].f == l->f && cs_red_elims[i].vr == vr))
+        i++;
+    if (i == CS_RED_ELIM_KEPT) {
+        i = cs_red_elims_next;
+        cs_red_elims_next = (cs_red_elims_next + 1) % CS_RED_ELIM_KEPT;
+        cs_red_elims[i].f = l->f;
+        cs_red_elims[i].vr = vr;
+        cs_red_elim_walk(&el, l->f, vr, collector, &cs_red_elims[i]);
     }
+    const cs_red_elim_reps *r = &cs_red_elims[i];
+    for (int j = 0; j < r->n; j++)
+        if (r->pair[j].a < sb && sb <= r->pair[j].b)
+            cs_red_price_rank(pr, cs_level_member(l, root, r->pair[j].v));
+    pthread_mutex_unlock(&cs_red_elims_lock);
 }
 
 /* A whole level, one way (cs_tree_step): its members differ only in how
