@@ -77,6 +77,7 @@
 #define CAL_MAX_CELLS (CAL_MAX_Q * CAL_MAX_SIZES)
 #define CAL_A2A_MAX ((size_t)64 << 20) /* alltoall: bytes a rank sends in one call, by default */
 #define CAL_BUSY_ALPHA 50e-6 /* an intra-node start-up above this: the ranks wait for cores */
+#define CAL_COLLS_NONE (1u << 31) /* --colls none: no collective timed (a bit no collective has) */
 #define CAL_OUTLIER 0.5 /* a ping-pong time this far off the fitted line is not fitted */
 
 typedef struct cal_opts {
@@ -136,7 +137,8 @@ static void usage(FILE *f)
                    "  --target S         seconds one timing should last, in calls (default 0.002, --quick 0.0003);\n"
                    "                     0: one call per timing (a deterministic simulator such as SMPI)\n"
                    "  --colls LIST       the collectives to time, e.g. allreduce,reduce (default all three); the\n"
-                   "                     others get no rules: collshim's model decides them under the fitted costs\n"
+                   "                     others get no rules: collshim's model decides them under the fitted costs;\n"
+                   "                     none: the model alone (--fit: no error per algorithm)\n"
                    "  --skip LIST        algorithms of ours not to time, e.g. linear, or of one collective,\n"
                    "                     allreduce:linear (never a rule's choice)\n"
                    "  -h, --help         this text\n" CS_TOOL_EXIT_STATUS
@@ -178,6 +180,8 @@ static unsigned parse_colls(const char *s)
 {
     unsigned bits = 0;
     const char *t;
+    if (!strcmp(s, "none"))
+        return CAL_COLLS_NONE;
     while (*s) {
         const size_t n = list_next(&s, &t);
         int c = 0;
@@ -1121,6 +1125,7 @@ int main(int argc, char **argv)
     int qs[CAL_MAX_Q], nq, done = 0, rc = 0;
 
     MPI_Init(&argc, &argv);
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a line at a time: progress shows in a log, also where a run is cut */
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world);
     const int asked = parse_opts(argc, argv, &o);
@@ -1167,19 +1172,31 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    if (o.fit) { /* the file as soon as the model is fitted: the timings below only report its error */
+        int bad = rank == 0 && write_config(&st, NULL, 0, 0) != 0;
+        PMPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (bad) {
+            MPI_Finalize();
+            return 1;
+        }
+        if (rank == 0)
+            printf("# wrote %s: the model, fitted in %.3g s\n", o.out, PMPI_Wtime() - t0);
+    }
     static cs_hull_table hulls; /* as the shim: Bokhari's hulls on the model and the file */
     cs_hull_table_init(&hulls, &st.cfg.model, st.cfg.coll[CS_COLL_ALLTOALL].hull, st.cfg.coll[CS_COLL_ALLTOALL].nhulls);
     st.cfg.model.hulls = &hulls;
 
-    if (rank == 0)
+    nq = o.nqs ? o.nqs : o.fit ? (qs[0] = world, 1) : comm_sizes(world, qs);
+    if (o.nqs)
+        memcpy(qs, o.qs, sizeof(int) * (size_t)nq);
+    if (o.colls == CAL_COLLS_NONE) /* the model alone */
+        nq = 0;
+    if (rank == 0 && nq > 0)
         printf("# per path: back to back (%s calls, seconds per call, median; its ratio to the library's, +-noise),\n"
                "# then one call from a common start (the same), then the model's prediction and its ratio to that\n"
                "%-9s %5s %8s  %-22s %10s  %6s %6s  %10s  %6s %6s  %10s %7s\n",
                o.target > 0 ? "N" : "1", "coll", "p", "bytes", "alg", "loop_s", "/nativ", "noise", "start_s", "/nativ",
                "noise", "predicted", "pred/st");
-    nq = o.nqs ? o.nqs : o.fit ? (qs[0] = world, 1) : comm_sizes(world, qs);
-    if (o.nqs)
-        memcpy(qs, o.qs, sizeof(int) * (size_t)nq);
     for (int i = 0; i < nq && rc == 0; i++) {
         int go = o.budget <= 0 || i == 0 || PMPI_Wtime() - t0 < o.budget;
         PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -1191,7 +1208,8 @@ int main(int argc, char **argv)
         done++;
     }
     if (rank == 0 && rc == 0) {
-        print_errors(&st);
+        if (done > 0)
+            print_errors(&st);
         if (done < nq) {
             printf("# the budget cut communicator sizes");
             for (int i = done; i < nq; i++)
@@ -1202,13 +1220,16 @@ int main(int argc, char **argv)
             printf("# verify: %d cells, %d slower than native beyond the noise\n", st.verify_cells,
                    st.verify_slower);
         } else {
-            printf("# model error, median |predicted/measured - 1| over %d timings of ours: built-in model %.1f%%, "
-                   "fitted %.1f%% (from a common start)\n",
-                   st.nerr, 100 * median_of(st.err_default, st.nerr), 100 * median_of(st.err_fit, st.nerr));
-            if (write_config(&st, qs, done, nq - done) != 0)
+            if (st.nerr > 0)
+                printf("# model error, median |predicted/measured - 1| over %d timings of ours: built-in model "
+                       "%.1f%%, fitted %.1f%% (from a common start)\n",
+                       st.nerr, 100 * median_of(st.err_default, st.nerr), 100 * median_of(st.err_fit, st.nerr));
+            if (!o.fit && write_config(&st, qs, done, nq - done) != 0)
                 rc = 1;
-            else
+            else if (!o.fit)
                 printf("# wrote %s (%.0f s)\n", o.out, PMPI_Wtime() - t0);
+            else
+                printf("# done (%.0f s)\n", PMPI_Wtime() - t0);
         }
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
