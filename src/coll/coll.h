@@ -181,4 +181,10 @@ void cs_alg_spec(const cs_alg *alg, const cs_params *params, char *buf, size_t s
  * alpha + beta bytes. Both linear rows' rounds. */
 double cs_linear_round_cost(const cs_model *model, double n, double bytes);
 
+/* The same round's blocks j in [lo, hi) (but j = 0) on prob's nodes, seen
+ * from a node's first rank: the node's blocks on its own path, the others
+ * through the node's link with every rank of the node sending at once (an
+ * estimate, alltoall_linear.c). Both linear rows' rounds on nodes. */
+double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *prob, int lo, int hi, double bytes);
+
 #endif

@@ -28,9 +28,12 @@
  * of one rank a host, 8 B to 1 MiB; 2.5 and 5.4 times the ring at 64 KiB
  * and 1 MiB on multi-core nodes (a node's ranks share its link), and 2
  * times the butterfly at 8 B on a hypercube (a message to a far rank
- * crosses 6 hops, the butterfly's each one). The model has neither a
- * node's shared link nor hops, so it never chooses this row (rules_only):
- * a forced choice or collshim-calibrate's measured rules run it.
+ * crosses 6 hops, the butterfly's each one). On nodes the model prices a
+ * node's link as the linear alltoall's rounds do; but within one node's
+ * memory (a real node's p - 1 copies queue there too, 5.5 times the
+ * library at 8 B, p = 16) and over hops it does not see the queue, so it
+ * never chooses this row (rules_only): a forced choice or
+ * collshim-calibrate's measured rules run it.
  *
  * Restrictions: contiguous datatype. Zero-length parts (0 < count < p)
  * are sent all the same, so every rank posts alike; count 0 sends nothing.
@@ -38,7 +41,8 @@
  * Cost (the critical path; L = ceil(count / p) elements in bytes, the
  * largest part, s = p - 1 messages each way): each round as the linear
  * alltoall prices one of s blocks of L bytes,
- *   X = o s + max(o s, o + (s - 1) beta L) + alpha + beta L,
+ *   X = o s + max(o s, o + (s - 1) beta L) + alpha + beta L
+ * (on nodes its estimate with a node's link, cs_linear_round_on_nodes),
  * and between them the owner of a largest part copies and combines:
  *   2 X + 2 rho L + (p - 1) gamma L
  * (p = 1 or count 0: rho m, 0 in place). Exact when p divides count; otherwise the
@@ -58,7 +62,9 @@ static double cs_allreduce_linear_cost(const cs_model *model, const cs_problem *
     if (p == 1 || prob->count == 0)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * (double)prob->bytes;
     const double L = (double)((prob->count + (size_t)p - 1) / (size_t)p * prob->elem), s = p - 1;
-    return 2 * cs_linear_round_cost(model, s, L) + 2 * model->rho * L + s * model->gamma * L;
+    const double round = cs_model_nodes(model, prob) && prob->ppn < p ? cs_linear_round_on_nodes(model, prob, 0, p, L)
+                                                                       : cs_linear_round_cost(model, s, L);
+    return 2 * round + 2 * model->rho * L + s * model->gamma * L;
 }
 
 static int cs_allreduce_linear_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)

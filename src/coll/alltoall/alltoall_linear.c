@@ -72,7 +72,7 @@ double cs_linear_round_cost(const cs_model *model, double n, double bytes)
  * a node's other ranks send theirs in another order, and a receiver's link
  * may take its blocks later (0.78 to 1.05 of the pricer, 0.80 to 1.41 in batches of 4: a unit test).
  */
-static double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *prob, int lo, int hi, double m)
+double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *prob, int lo, int hi, double m)
 {
     const int ppn = model->node_levels ? prob->ppn : 1, n = hi - lo - (lo == 0); /* no node level: one path */
     const int on_lo = lo > 1 ? lo : 1, on_hi = hi < ppn ? hi : ppn, n_on = on_hi > on_lo ? on_hi - on_lo : 0;
