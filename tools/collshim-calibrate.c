@@ -567,7 +567,7 @@ static size_t fit_rendezvous(const cal_opts *o, const cs_fit *f, const cs_model 
     int waits[NELEMS(sizes)], from = NELEMS(sizes);
     double late[NELEMS(sizes)];
     for (int i = 0; i < NELEMS(sizes); i++) {
-        late[i] = cs_cal_late_receive(MPI_COMM_WORLD, sizes[i], o->reps);
+        late[i] = cs_cal_late_receive(MPI_COMM_WORLD, sizes[i], o->reps, o->target > 0);
         waits[i] = waited(late[i], f, m, sizes[i]);
     }
     while (from > 0 && waits[from - 1])
@@ -575,7 +575,7 @@ static size_t fit_rendezvous(const cal_opts *o, const cs_fit *f, const cs_model 
     size_t lo = from > 0 ? sizes[from - 1] : 0, hi = from < NELEMS(sizes) ? sizes[from] : 0;
     while (from > 0 && hi && hi - lo > lo / 4 + 1) { /* lo eager, hi waits */
         const size_t mid = lo + (hi - lo) / 2;
-        if (waited(cs_cal_late_receive(MPI_COMM_WORLD, mid, o->reps), f, m, mid))
+        if (waited(cs_cal_late_receive(MPI_COMM_WORLD, mid, o->reps, o->target > 0), f, m, mid))
             hi = mid;
         else
             lo = mid;

@@ -13,6 +13,9 @@
 #include "sched/exec.h"
 
 #define CS_CAL_MAX_REPS 64
+/* Ping-pongs of a size before its timings (cs_cal_pingpong_pairs), up to CS_CAL_WARM_BYTES; 4 above. */
+#define CS_CAL_WARM 100
+#define CS_CAL_WARM_BYTES 65536
 
 /* A communicator under measurement, and a private duplicate for our traffic. */
 typedef struct cs_cal_comm {
@@ -76,8 +79,10 @@ void cs_cal_latency_row(MPI_Comm comm, size_t bytes, int reps, double *lat);
  * first does a 1-byte ping-pong with it and only then posts the receive:
  * the seconds from that post to the receive's end, median of reps (every
  * rank gets it; the others only wait for it). Eagerly the block is in by
- * then, or nearly; by rendezvous it leaves only now (alpha + beta m). */
-double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps);
+ * then, or nearly; by rendezvous it leaves only now (alpha + beta m).
+ * warm: ping-pongs of the size first (a real machine's first ones run slow;
+ * not in a simulator). */
+double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps, int warm);
 
 /* Half a k-message round trip of `bytes`-byte messages (the line
  * t = alpha + k o, model/fit.h): rank 0 of comm posts k sends to rank 1,
