@@ -123,8 +123,8 @@ static inline void cs_sched_copy(cs_sched *s, cs_buf src, size_t off, cs_buf dst
     if (s->price)
         s->p_copied += len;
     else
-        cs_sched_store(s, &(cs_step){.kind = CS_STEP_COPY, .buf = src, .dst = dst, .off = off, .dst_off = dst_off,
-                                     .len = len});
+        cs_sched_store(
+            s, &(cs_step){.kind = CS_STEP_COPY, .buf = src, .dst = dst, .off = off, .dst_off = dst_off, .len = len});
 }
 
 /* A copy that extends the round's last step if that copies the bytes just

@@ -463,8 +463,9 @@ START_TEST(test_linear_allreduce_on_nodes)
                 }
                 const double ratio =
                     alg->cost(mo, &prob, &params) / cs_price_critical_path(mo, s, prob.p, prob.ppn, NULL);
-                ck_assert_msg(ratio >= 0.9 && ratio <= 1.2, "linear p=%d ppn=%d count %zu model %zu: %.3f of the pricer",
-                              prob.p, prob.ppn, counts[z], mi, ratio);
+                ck_assert_msg(ratio >= 0.9 && ratio <= 1.2,
+                              "linear p=%d ppn=%d count %zu model %zu: %.3f of the pricer", prob.p, prob.ppn,
+                              counts[z], mi, ratio);
             }
     sim_scheds_free(s, 48);
 }

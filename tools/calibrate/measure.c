@@ -232,9 +232,9 @@ double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps, int warm)
     MPI_Request req;
     PMPI_Comm_rank(comm, &rank);
     reps = reps < CS_CAL_MAX_REPS ? reps : CS_CAL_MAX_REPS;
+    const int pair = rank <= 1 ? 1 - rank : -1; /* ranks 0 and 1 with each other, the others none */
     if (warm) /* the size's first messages, slow, are not the ones timed (cs_cal_pingpong_pairs) */
-        cs_cal_pingpongs(comm, rank, rank == 0 ? 1 : rank == 1 ? 0 : -1, buf, bytes,
-                         bytes <= CS_CAL_WARM_BYTES ? CS_CAL_WARM : 4);
+        cs_cal_pingpongs(comm, rank, pair, buf, bytes, bytes <= CS_CAL_WARM_BYTES ? CS_CAL_WARM : 4);
     /* no barrier: rank 1 posts its send before it answers the ping, so before rank 0 posts the
      * receive, in every repetition (a barrier over every rank cost seconds at p = 1024 under SMPI) */
     for (int r = -1; r < reps && rank <= 1; r++) { /* r = -1: warm-up */

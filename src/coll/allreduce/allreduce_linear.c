@@ -63,7 +63,7 @@ static double cs_allreduce_linear_cost(const cs_model *model, const cs_problem *
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * (double)prob->bytes;
     const double L = (double)((prob->count + (size_t)p - 1) / (size_t)p * prob->elem), s = p - 1;
     const double round = cs_model_nodes(model, prob) && prob->ppn < p ? cs_linear_round_on_nodes(model, prob, 0, p, L)
-                                                                       : cs_linear_round_cost(model, s, L);
+                                                                      : cs_linear_round_cost(model, s, L);
     return 2 * round + 2 * model->rho * L + s * model->gamma * L;
 }
 
