@@ -1224,12 +1224,12 @@ int main(int argc, char **argv)
                 printf("# model error, median |predicted/measured - 1| over %d timings of ours: built-in model "
                        "%.1f%%, fitted %.1f%% (from a common start)\n",
                        st.nerr, 100 * median_of(st.err_default, st.nerr), 100 * median_of(st.err_fit, st.nerr));
-            if (!o.fit && write_config(&st, qs, done, nq - done) != 0)
-                rc = 1;
-            else if (!o.fit)
-                printf("# wrote %s (%.0f s)\n", o.out, PMPI_Wtime() - t0);
-            else
+            if (o.fit) /* written once fitted */
                 printf("# done (%.0f s)\n", PMPI_Wtime() - t0);
+            else if (write_config(&st, qs, done, nq - done) != 0)
+                rc = 1;
+            else
+                printf("# wrote %s (%.0f s)\n", o.out, PMPI_Wtime() - t0);
         }
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

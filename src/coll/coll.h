@@ -174,17 +174,14 @@ const cs_alg *cs_alg_lookup(cs_coll coll, const char *spec, cs_params *params, c
  * would say it (the parameters given, or tuned: "butterfly:k=2"). */
 void cs_alg_spec(const cs_alg *alg, const cs_params *params, char *buf, size_t size);
 
-/* One round of n messages of `bytes` each way, all in flight at once, as the
- * critical path prices it (alltoall_linear.c): n receives posted, then the
- * sends, the last leaving after its post or the n - 1 before it on the
- * link, arriving alpha later: o n + max(o n, o + (n - 1) beta bytes) +
- * alpha + beta bytes. Both linear rows' rounds. */
-double cs_linear_round_cost(const cs_model *model, double n, double bytes);
-
-/* The same round's blocks j in [lo, hi) (but j = 0) on prob's nodes, seen
- * from a node's first rank: the node's blocks on its own path, the others
- * through the node's link with every rank of the node sending at once (an
- * estimate, alltoall_linear.c). Both linear rows' rounds on nodes. */
-double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *prob, int lo, int hi, double bytes);
+/* A round of the linear exchange, its blocks j in [lo, hi) but j = 0 of
+ * `bytes` each way, all in flight at once, as the critical path prices it
+ * (alltoall_linear.c): n receives posted, then the sends, the last leaving
+ * after its post or the n - 1 before it on the link, arriving alpha later,
+ * o n + max(o n, o + (n - 1) beta bytes) + alpha + beta bytes; on prob's
+ * nodes, where the model sees them, the node's blocks on its own path and
+ * the others through the node's link with every rank of the node sending
+ * at once (an estimate). Both linear rows' rounds. */
+double cs_linear_round(const cs_model *model, const cs_problem *prob, int lo, int hi, double bytes);
 
 #endif

@@ -1,8 +1,7 @@
 /*
  * Ranks per node (nodes.h): the node's communicator (MPI_COMM_TYPE_SHARED,
  * or the world ranks' blocks), whether its ranks follow each other from a
- * multiple of its size, and one
- * size everywhere.
+ * multiple of its size, and one size everywhere.
  */
 #include "sched/nodes.h"
 

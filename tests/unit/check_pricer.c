@@ -436,7 +436,7 @@ START_TEST(test_alltoall_on_nodes)
 END_TEST
 
 /* The linear allreduce on nodes, against the pricer: its two rounds each
- * the linear exchange's estimate on nodes (cs_linear_round_on_nodes),
+ * the linear exchange's estimate on nodes (cs_linear_round),
  * within 0.9 to 1.2 of the pricer (seen: 0.92 to 1.14: the pricer lets a
  * rank that combined early start its second round while the link still
  * carries others' first; with parts of two sizes, count 48 at p = 32, up to

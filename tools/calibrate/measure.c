@@ -158,6 +158,14 @@ static void cs_cal_pingpongs(MPI_Comm comm, int rank, int other, char *buf, size
     }
 }
 
+/* The first ping-pongs of a size run slow (MPICH 4.0.2 over shared memory:
+ * 512 B and 4 KiB at 10 times their later time for about 50), and a timing
+ * of a few calls measured those: CS_CAL_WARM of them, untimed, first. */
+static void cs_cal_warm_up(MPI_Comm comm, int rank, int other, char *buf, size_t bytes)
+{
+    cs_cal_pingpongs(comm, rank, other, buf, bytes, bytes <= CS_CAL_WARM_BYTES ? CS_CAL_WARM : 4);
+}
+
 double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes, int reps, double target)
 {
     int rank, calls = 1;
@@ -165,11 +173,8 @@ double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes
     char *buf = malloc(bytes + 1);
     PMPI_Comm_rank(comm, &rank);
     const int other = peer[rank];
-    /* The first ping-pongs of a size run slow (MPICH 4.0.2 over shared memory: 512 B and 4 KiB
-     * at 10 times their later time for about 50), and a timing of a few calls measured those: a
-     * warm-up of CS_CAL_WARM first, where a timing lasts (target > 0, not a simulator). */
-    if (target > 0)
-        cs_cal_pingpongs(comm, rank, other, buf, bytes, bytes <= CS_CAL_WARM_BYTES ? CS_CAL_WARM : 4);
+    if (target > 0) /* a timing lasts: not a simulator */
+        cs_cal_warm_up(comm, rank, other, buf, bytes);
     for (int r = -1; r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
         PMPI_Barrier(comm); /* every pair starts at once, and each pair in step */
         if (other >= 0)
@@ -232,9 +237,8 @@ double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps, int warm)
     MPI_Request req;
     PMPI_Comm_rank(comm, &rank);
     reps = reps < CS_CAL_MAX_REPS ? reps : CS_CAL_MAX_REPS;
-    const int pair = rank <= 1 ? 1 - rank : -1; /* ranks 0 and 1 with each other, the others none */
-    if (warm) /* the size's first messages, slow, are not the ones timed (cs_cal_pingpong_pairs) */
-        cs_cal_pingpongs(comm, rank, pair, buf, bytes, bytes <= CS_CAL_WARM_BYTES ? CS_CAL_WARM : 4);
+    if (warm) /* ranks 0 and 1 with each other, the others none */
+        cs_cal_warm_up(comm, rank, rank <= 1 ? 1 - rank : -1, buf, bytes);
     /* no barrier: rank 1 posts its send before it answers the ping, so before rank 0 posts the
      * receive, in every repetition (a barrier over every rank cost seconds at p = 1024 under SMPI) */
     for (int r = -1; r < reps && rank <= 1; r++) { /* r = -1: warm-up */

@@ -42,7 +42,7 @@
  * largest part, s = p - 1 messages each way): each round as the linear
  * alltoall prices one of s blocks of L bytes,
  *   X = o s + max(o s, o + (s - 1) beta L) + alpha + beta L
- * (on nodes its estimate with a node's link, cs_linear_round_on_nodes),
+ * (on nodes its estimate with a node's link: cs_linear_round),
  * and between them the owner of a largest part copies and combines:
  *   2 X + 2 rho L + (p - 1) gamma L
  * (p = 1 or count 0: rho m, 0 in place). Exact when p divides count; otherwise the
@@ -62,9 +62,7 @@ static double cs_allreduce_linear_cost(const cs_model *model, const cs_problem *
     if (p == 1 || prob->count == 0)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * (double)prob->bytes;
     const double L = (double)((prob->count + (size_t)p - 1) / (size_t)p * prob->elem), s = p - 1;
-    const double round = cs_model_nodes(model, prob) && prob->ppn < p ? cs_linear_round_on_nodes(model, prob, 0, p, L)
-                                                                      : cs_linear_round_cost(model, s, L);
-    return 2 * round + 2 * model->rho * L + s * model->gamma * L;
+    return 2 * cs_linear_round(model, prob, 0, p, L) + 2 * model->rho * L + s * model->gamma * L;
 }
 
 static int cs_allreduce_linear_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)

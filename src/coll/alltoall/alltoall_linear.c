@@ -53,7 +53,8 @@ static int cs_linear_batch(int b, int w, int p)
     return hi - lo - (lo == 0);
 }
 
-double cs_linear_round_cost(const cs_model *model, double n, double bytes)
+/* A round of n blocks each way on one level (cs_linear_round, coll.h). */
+static double cs_linear_round_cost(const cs_model *model, double n, double bytes)
 {
     /* the last send leaves after n posted receives and either its own post
      * (posting is slower) or n - 1 blocks on the link before it */
@@ -72,7 +73,7 @@ double cs_linear_round_cost(const cs_model *model, double n, double bytes)
  * a node's other ranks send theirs in another order, and a receiver's link
  * may take its blocks later (0.78 to 1.05 of the pricer, 0.80 to 1.41 in batches of 4: a unit test).
  */
-double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *prob, int lo, int hi, double m)
+static double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *prob, int lo, int hi, double m)
 {
     const int ppn = model->node_levels ? prob->ppn : 1, n = hi - lo - (lo == 0); /* no node level: one path */
     const int on_lo = lo > 1 ? lo : 1, on_hi = hi < ppn ? hi : ppn, n_on = on_hi > on_lo ? on_hi - on_lo : 0;
@@ -85,20 +86,24 @@ double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *prob, i
     return fmax(t_on, t_off);
 }
 
+double cs_linear_round(const cs_model *model, const cs_problem *prob, int lo, int hi, double bytes)
+{
+    if (cs_model_nodes(model, prob) && prob->ppn < prob->p)
+        return cs_linear_round_on_nodes(model, prob, lo, hi, bytes);
+    return cs_linear_round_cost(model, hi - lo - (lo == 0), bytes);
+}
+
 static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     const double m = (double)prob->bytes, p = prob->p;
     const double copies = (prob->flags & CS_PROB_INPLACE) ? p - 1 : 1;
     if (prob->p == 1)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
-    const int w = cs_linear_window(params, prob->p), nodes = cs_model_nodes(model, prob) && prob->ppn < prob->p;
+    const int w = cs_linear_window(params, prob->p);
     double t = model->rho * m * copies;
-    for (int b = 0; b * w < prob->p; b++) {
-        const double n = cs_linear_batch(b, w, prob->p);
-        if (n > 0)
-            t += nodes ? cs_linear_round_on_nodes(model, prob, b * w, b * w + w < prob->p ? b * w + w : prob->p, m)
-                       : cs_linear_round_cost(model, n, m);
-    }
+    for (int b = 0; b * w < prob->p; b++)
+        if (cs_linear_batch(b, w, prob->p) > 0)
+            t += cs_linear_round(model, prob, b * w, b * w + w < prob->p ? b * w + w : prob->p, m);
     return t;
 }
 
