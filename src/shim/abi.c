@@ -44,6 +44,7 @@ static const cs_abi_lib *const cs_abi_built = NULL, *const cs_abi_other = NULL;
 
 static pthread_once_t cs_abi_once = PTHREAD_ONCE_INIT;
 static int cs_abi_mismatch;
+int cs_abi_state;
 static void *cs_abi_program_lib; /* dlopen handle of the program's MPI library */
 
 /* The build that fits, beside this file: build/mpich/ and build/openmpi/
@@ -111,7 +112,7 @@ static void cs_abi_detect(void)
         cs_abi_program_lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     if (!cs_abi_speaks())
         return;
-    const char *self = dladdr((void *)cs_abi_aside, &info) && info.dli_fname ? info.dli_fname : "libcollshim.so";
+    const char *self = dladdr((void *)cs_abi_decide, &info) && info.dli_fname ? info.dli_fname : "libcollshim.so";
     cs_abi_fitting_build(self, cs_abi_other, fits, sizeof(fits));
     fprintf(stderr,
             "collshim: %s is built for %s, but this program uses %s: stepping aside (%s's own collectives run); "
@@ -130,9 +131,10 @@ __attribute__((constructor)) static void cs_abi_at_load(void)
         cs_abi_aside();
 }
 
-int cs_abi_aside(void)
+int cs_abi_decide(void)
 {
     pthread_once(&cs_abi_once, cs_abi_detect);
+    __atomic_store_n(&cs_abi_state, cs_abi_mismatch ? 2 : 1, __ATOMIC_RELEASE);
     return cs_abi_mismatch;
 }
 

@@ -2,10 +2,10 @@
  * The path of an intercepted call: describe it with rank-invariant values,
  * select, run our schedule or the MPI library's collective, log.
  *
- * Stepping aside costs a branch when the configuration says native and
- * logging is off; a call that repeats the last one the library took by
- * decision costs a comparison (src/shim/native_memo.c);
- * otherwise a few datatype queries, an attribute lookup and a binary search.
+ * Stepping aside costs a few compares when the configuration says native
+ * and logging is off, or when a call repeats the last one the library took
+ * by decision (src/shim/calls.c, src/shim/native_memo.c): the call does not
+ * come here. Otherwise a few datatype queries, an attribute lookup and a binary search.
  * Nothing is allocated or formatted unless our algorithm runs or logging is on.
  */
 #include <stdlib.h>
@@ -104,10 +104,11 @@ int cs_call_run(const cs_call *c)
     const int quiet = !cs_shim.log_configured;
     if (c->comm == MPI_COMM_NULL || !cs_shim.on || (cc->choice == CS_CHOICE_NATIVE && quiet))
         return cs_shim_native(c);
-    if (cs_native_memo_quick(c) && quiet)
-        return cs_shim_native(c); /* as decided for the same arguments on the same communicator */
-    if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cc->nrules && quiet && cs_shim_coll_in_native_range(c, cc))
-        return cs_shim_native(c); /* what select would say, known from the size alone */
+    if (cc->choice == CS_CHOICE_AUTO && cc->nnative && !cc->nrules && quiet && !cs_args_count_negative(c) &&
+        cs_shim_coll_in_native_range(c, cc)) {
+        cs_native_memo_set_quick(c); /* the next such call goes straight there (src/shim/calls.c) */
+        return cs_shim_native(c);    /* what select would say, known from the size alone */
+    }
     if (cs_args_count_negative(c) || cs_context_get(c->comm, &ctx) != MPI_SUCCESS)
         return cs_shim_native(c);
     if (ctx->inter)

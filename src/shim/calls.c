@@ -7,28 +7,82 @@
 #include "shim/calls.h"
 #include "shim/shim.h"
 
+/* Straight to the MPI library, before the path (src/shim/call.c) starts: the
+ * collective forced native, or a call that repeats the last one the library
+ * took by decision on the same communicator (src/shim/native_memo.c). Only
+ * with logging configured nowhere, as every rank decides alike before its
+ * context exists (cs_state.log_configured), and only where the library needs
+ * nothing from us: counts not negative (MPICH asserts), not MPI_Reduce in
+ * place at a root other than 0 on a library with that bug (cs_shim_native).
+ * A few loads and compares: what stepping aside costs. */
+static inline int cs_calls_straight(const cs_call *c)
+{
+    if (!cs_shim.on || cs_shim.log_configured || c->comm == MPI_COMM_NULL)
+        return 0;
+    if (c->coll == CS_COLL_REDUCE && c->sendbuf == MPI_IN_PLACE && c->root != 0 && cs_shim.reduce_inplace_bug)
+        return 0;
+    if (cs_shim.cfg.coll[c->coll].choice == CS_CHOICE_NATIVE)
+        return c->scount >= 0 && c->rcount >= 0;
+    return cs_native_memo_quick(c);
+}
+
+/* The calls as cs_calls; the rest of the path takes them by address, out of
+ * line (cs_calls_*_path), so that a call that goes straight to the library
+ * never stores one. */
+static inline cs_call cs_call_alltoall(const void *sendbuf, int sendcount, cs_hword sendtype, void *recvbuf,
+                                       int recvcount, cs_hword recvtype, cs_hword comm)
+{
+    return (cs_call){.coll = CS_COLL_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf, .scount = sendcount,
+                     .rcount = recvcount, .stype = (MPI_Datatype)sendtype, .rtype = (MPI_Datatype)recvtype,
+                     .op = MPI_OP_NULL, .comm = (MPI_Comm)comm};
+}
+
+static inline cs_call cs_call_reduction(cs_coll coll, const void *sendbuf, void *recvbuf, int count, cs_hword datatype,
+                                        cs_hword op, int root, cs_hword comm)
+{
+    return (cs_call){.coll = coll, .sendbuf = sendbuf, .recvbuf = recvbuf, .scount = count, .rcount = count,
+                     .stype = (MPI_Datatype)datatype, .rtype = (MPI_Datatype)datatype, .op = (MPI_Op)op,
+                     .root = root, .comm = (MPI_Comm)comm};
+}
+
+static __attribute__((noinline)) int cs_calls_alltoall_path(const void *sendbuf, int sendcount, cs_hword sendtype,
+                                                            void *recvbuf, int recvcount, cs_hword recvtype,
+                                                            cs_hword comm)
+{
+    const cs_call c = cs_call_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return cs_call_run(&c);
+}
+
+static __attribute__((noinline)) int cs_calls_reduction_path(cs_coll coll, const void *sendbuf, void *recvbuf,
+                                                             int count, cs_hword datatype, cs_hword op, int root,
+                                                             cs_hword comm)
+{
+    const cs_call c = cs_call_reduction(coll, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return cs_call_run(&c);
+}
+
 int cs_calls_alltoall(const void *sendbuf, int sendcount, cs_hword sendtype, void *recvbuf, int recvcount,
                       cs_hword recvtype, cs_hword comm)
 {
-    const cs_call c = {.coll = CS_COLL_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf, .scount = sendcount,
-                       .rcount = recvcount, .stype = (MPI_Datatype)sendtype, .rtype = (MPI_Datatype)recvtype,
-                       .op = MPI_OP_NULL, .comm = (MPI_Comm)comm};
-    return cs_call_run(&c);
+    const cs_call c = cs_call_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (cs_calls_straight(&c))
+        return PMPI_Alltoall(sendbuf, sendcount, c.stype, recvbuf, recvcount, c.rtype, c.comm);
+    return cs_calls_alltoall_path(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int cs_calls_allreduce(const void *sendbuf, void *recvbuf, int count, cs_hword datatype, cs_hword op, cs_hword comm)
 {
-    const cs_call c = {.coll = CS_COLL_ALLREDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .scount = count,
-                       .rcount = count, .stype = (MPI_Datatype)datatype, .rtype = (MPI_Datatype)datatype,
-                       .op = (MPI_Op)op, .comm = (MPI_Comm)comm};
-    return cs_call_run(&c);
+    const cs_call c = cs_call_reduction(CS_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
+    if (cs_calls_straight(&c))
+        return PMPI_Allreduce(sendbuf, recvbuf, count, c.stype, c.op, c.comm);
+    return cs_calls_reduction_path(CS_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
 
 int cs_calls_reduce(const void *sendbuf, void *recvbuf, int count, cs_hword datatype, cs_hword op, int root,
                     cs_hword comm)
 {
-    const cs_call c = {.coll = CS_COLL_REDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .scount = count,
-                       .rcount = count, .stype = (MPI_Datatype)datatype, .rtype = (MPI_Datatype)datatype,
-                       .op = (MPI_Op)op, .root = root, .comm = (MPI_Comm)comm};
-    return cs_call_run(&c);
+    const cs_call c = cs_call_reduction(CS_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (cs_calls_straight(&c))
+        return PMPI_Reduce(sendbuf, recvbuf, count, c.stype, c.op, root, c.comm);
+    return cs_calls_reduction_path(CS_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
 }

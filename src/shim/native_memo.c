@@ -15,7 +15,10 @@
  *
  * Each context remembers its last such call; the process remembers the last
  * one of each collective with its communicator too, so that a loop of the
- * same call skips even the attribute lookup. A communicator's handle may
+ * same call skips even the attribute lookup (src/shim/calls.c: the call is
+ * not even described). A call in a configured native range (a size alone,
+ * before any context) is remembered by the process only: no communicator's
+ * size enters that decision. A communicator's handle may
  * come back as another's once it is freed: freeing deletes our context
  * (its attribute), which forgets the handle here. Under MPI_THREAD_MULTIPLE
  * threads may call on several communicators at once, and the process-wide
@@ -24,49 +27,31 @@
 #include "shim/args.h"
 #include "shim/shim.h"
 
-static struct {
-    MPI_Comm comm;
-    cs_native_memo memo;
-} cs_last_native[CS_COLL_COUNT];
+cs_native_last cs_last_native[CS_COLL_COUNT];
 
-/* The key ignores what MPI ignores: an alltoall's send side in place. */
-static int cs_memo_send_ignored(const cs_call *c)
+/* The memo of c, valid if its handles are predefined. */
+static cs_native_memo cs_native_memo_of(const cs_call *c)
 {
-    return c->coll == CS_COLL_ALLTOALL && c->sendbuf == MPI_IN_PLACE;
+    const int ignored = cs_native_memo_send_ignored(c);
+    if (!cs_args_predefined(c->rtype, c->op) || (!ignored && !cs_args_predefined(c->stype, c->op)))
+        return (cs_native_memo){.valid = 0};
+    return (cs_native_memo){.valid = 1, .inplace = c->sendbuf == MPI_IN_PLACE, .rcount = c->rcount,
+                            .rtype = c->rtype, .op = c->op, .root = c->root,
+                            .scount = ignored ? 0 : c->scount, .stype = ignored ? MPI_DATATYPE_NULL : c->stype};
 }
 
-static int cs_memo_matches(const cs_native_memo *m, const cs_call *c)
+void cs_native_memo_set_quick(const cs_call *c)
 {
-    const int ignored = cs_memo_send_ignored(c);
-    return m->valid && m->inplace == (c->sendbuf == MPI_IN_PLACE) && m->rcount == c->rcount &&
-           m->rtype == c->rtype && m->op == c->op && m->root == c->root &&
-           (ignored || (m->scount == c->scount && m->stype == c->stype));
-}
-
-int cs_native_memo_hit(const cs_context *ctx, const cs_call *c)
-{
-    return cs_memo_matches(&ctx->native_memo[c->coll], c);
-}
-
-int cs_native_memo_quick(const cs_call *c)
-{
-    return cs_last_native[c->coll].comm == c->comm && cs_memo_matches(&cs_last_native[c->coll].memo, c);
+    const cs_native_memo m = cs_native_memo_of(c);
+    if (m.valid && !cs_shim.thread_multiple)
+        cs_last_native[c->coll] = (cs_native_last){.comm = c->comm, .memo = m};
 }
 
 void cs_native_memo_set(cs_context *ctx, const cs_call *c)
 {
-    const int ignored = cs_memo_send_ignored(c);
-    cs_native_memo *m = &ctx->native_memo[c->coll];
-    m->valid = 0;
-    if (!cs_args_predefined(c->rtype, c->op) || (!ignored && !cs_args_predefined(c->stype, c->op)))
-        return;
-    *m = (cs_native_memo){.valid = 1, .inplace = c->sendbuf == MPI_IN_PLACE, .rcount = c->rcount,
-                          .rtype = c->rtype, .op = c->op, .root = c->root,
-                          .scount = ignored ? 0 : c->scount, .stype = ignored ? MPI_DATATYPE_NULL : c->stype};
-    if (!cs_shim.thread_multiple) {
-        cs_last_native[c->coll].comm = ctx->parent;
-        cs_last_native[c->coll].memo = *m;
-    }
+    ctx->native_memo[c->coll] = cs_native_memo_of(c);
+    if (ctx->native_memo[c->coll].valid && !cs_shim.thread_multiple)
+        cs_last_native[c->coll] = (cs_native_last){.comm = ctx->parent, .memo = ctx->native_memo[c->coll]};
 }
 
 void cs_native_memo_forget(MPI_Comm comm)

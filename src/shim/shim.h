@@ -89,15 +89,48 @@ typedef struct cs_call {
     void *state;
 } cs_call;
 
+/* The key ignores what MPI ignores: an alltoall's send side in place. */
+static inline int cs_native_memo_send_ignored(const cs_call *c)
+{
+    return c->coll == CS_COLL_ALLTOALL && c->sendbuf == MPI_IN_PLACE;
+}
+
+static inline int cs_native_memo_matches(const cs_native_memo *m, const cs_call *c)
+{
+    const int ignored = cs_native_memo_send_ignored(c);
+    return m->valid && m->inplace == (c->sendbuf == MPI_IN_PLACE) && m->rcount == c->rcount &&
+           m->rtype == c->rtype && m->op == c->op && m->root == c->root &&
+           (ignored || (m->scount == c->scount && m->stype == c->stype));
+}
+
 /* Does c repeat the call remembered on its communicator's context? */
-int cs_native_memo_hit(const cs_context *ctx, const cs_call *c);
+static inline int cs_native_memo_hit(const cs_context *ctx, const cs_call *c)
+{
+    return cs_native_memo_matches(&ctx->native_memo[c->coll], c);
+}
+
+/* The last call of each collective that the library took by decision in
+ * this process, with its communicator; never set under MPI_THREAD_MULTIPLE. */
+typedef struct cs_native_last {
+    MPI_Comm comm;
+    cs_native_memo memo;
+} cs_native_last;
+
+extern cs_native_last cs_last_native[CS_COLL_COUNT];
+
 /* Does c repeat the last call the library took by decision, on any
- * communicator? (Before the context is looked up; never under
- * MPI_THREAD_MULTIPLE.) */
-int cs_native_memo_quick(const cs_call *c);
+ * communicator? (Before the context is looked up, or the call described.) */
+static inline int cs_native_memo_quick(const cs_call *c)
+{
+    return cs_last_native[c->coll].comm == c->comm && cs_native_memo_matches(&cs_last_native[c->coll].memo, c);
+}
+
 /* Remember c, which the library took by decision on ctx, if its handles
  * are predefined; forget what ctx had otherwise. */
 void cs_native_memo_set(cs_context *ctx, const cs_call *c);
+/* Remember c, which went to the library for its size alone (a configured
+ * native range, on any communicator), for the process only. */
+void cs_native_memo_set_quick(const cs_call *c);
 /* The communicator is being freed: its handle may come back as another. */
 void cs_native_memo_forget(MPI_Comm comm);
 
