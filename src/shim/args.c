@@ -272,13 +272,20 @@ const char *cs_args_check(const cs_call *c, const cs_context *ctx, cs_local *l)
 
     const int scount = l->inplace ? c->rcount : c->scount;
     const size_t sbytes = (size_t)scount * (size_t)l->send.size, rbytes = (size_t)c->rcount * (size_t)l->recv.size;
+    const char *why = cs_args_check_buffers(c, ctx, l);
+    if (why == NULL && !reduction && sbytes != rbytes)
+        why = "erroneous: send and receive blocks differ in size";
+    return why;
+}
+
+const char *cs_args_check_buffers(const cs_call *c, const cs_context *ctx, const cs_local *l)
+{
+    const int has_result = c->coll != CS_COLL_REDUCE || ctx->rank == c->root;
     if (!l->inplace && cs_buffer_missing(c->sendbuf, c->scount, &l->send))
         return "erroneous: no send buffer";
     if (has_result && cs_buffer_missing(c->recvbuf, c->rcount, &l->recv))
         return "erroneous: no receive buffer";
-    if (!l->inplace && has_result && c->sendbuf == c->recvbuf && sbytes > 0)
+    if (!l->inplace && has_result && c->sendbuf == c->recvbuf && (size_t)c->scount * (size_t)l->send.size > 0)
         return "erroneous: send and receive buffers are the same (use MPI_IN_PLACE)";
-    if (!reduction && sbytes != rbytes)
-        return "erroneous: send and receive blocks differ in size";
     return NULL;
 }

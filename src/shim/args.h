@@ -11,26 +11,17 @@
 
 #include "shim/shim.h"
 
-/* The layout of a datatype as the schedules see it. */
-typedef struct cs_layout {
-    MPI_Count size, extent, true_lb, true_extent;
-    int contig; /* elements abut: size == extent == true extent */
-} cs_layout;
-
-/* One rank's view of a call, beyond the rank-invariant problem. */
-typedef struct cs_local {
-    cs_problem prob; /* as this rank builds it: reduce in place at the root */
-    cs_layout send, recv;
-    int inplace; /* MPI_IN_PLACE here, and significant here */
-    int exact;   /* (type, op) combine exactly in any order (cs_args_op_defined) */
-} cs_local;
-
 /*
  * Check a call on an intracommunicator of ctx->p > 1 ranks and fill the
  * layouts in *l. NULL: collshim may run it. Otherwise the call goes to the
  * MPI library, and the string says why (for the log: "erroneous: ...").
  */
 const char *cs_args_check(const cs_call *c, const cs_context *ctx, cs_local *l);
+
+/* The part of cs_args_check that looks at the buffers, with the layouts in
+ * *l: for a call whose handles and counts repeat a checked one
+ * (cs_described), the one part that can differ. */
+const char *cs_args_check_buffers(const cs_call *c, const cs_context *ctx, const cs_local *l);
 
 /* A significant count below zero, which the MPI library reports wrongly (MPI_ERR_COUNT). */
 int cs_args_count_negative(const cs_call *c);

@@ -117,12 +117,20 @@ int cs_call_run(const cs_call *c)
         return cs_shim_native(c); /* as decided for the same arguments */
     if (ctx->p == 1 && !cs_log_active()) /* selection would say so, after describing the call */
         return cs_shim_native(c);
+    if (cs_described_hit(ctx, c)) { /* the same problem and layouts: only the buffers may differ */
+        const cs_described *known = &ctx->described[c->coll];
+        if ((refused = cs_args_check_buffers(c, ctx, &known->l)) != NULL)
+            return cs_call_aside(c, ctx, refused);
+        l = known->l;
+        return cs_call_go(c, ctx, &known->prob, &l);
+    }
     if ((refused = cs_args_check(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
 
     cs_problem prob = {.coll = c->coll, .p = ctx->p, .ppn = ctx->ppn};
     if (cs_shim_coll_of(c->coll)->describe(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
+    cs_described_set(ctx, c, &prob, &l);
     return cs_call_go(c, ctx, &prob, &l);
 }
 

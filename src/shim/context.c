@@ -10,6 +10,12 @@
 #include "sched/nodes.h"
 #include "shim/shim.h"
 
+/* The context of the last communicator looked up, unless threads may call
+ * at once (MPI_THREAD_MULTIPLE): a loop of calls on one communicator skips
+ * the attribute lookup. Forgotten when that context is deleted. */
+static MPI_Comm cs_last_comm = MPI_COMM_NULL;
+static cs_context *cs_last_ctx;
+
 /* All live contexts, for MPI_Finalize; touched only on create and free. */
 static cs_context *cs_contexts;
 static pthread_mutex_t cs_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,6 +47,10 @@ static int cs_context_delete(MPI_Comm comm, int keyval, void *value, void *extra
     cs_context *ctx = value;
     int rc = MPI_SUCCESS;
     cs_native_memo_forget(ctx->parent);
+    if (cs_last_ctx == ctx) {
+        cs_last_comm = MPI_COMM_NULL;
+        cs_last_ctx = NULL;
+    }
     cs_context_unlink(ctx);
     if (ctx->comm != MPI_COMM_NULL)
         rc = PMPI_Comm_free(&ctx->comm);
@@ -97,10 +107,18 @@ static int cs_context_create(MPI_Comm comm, cs_context **out)
 int cs_context_get(MPI_Comm comm, cs_context **ctx)
 {
     int found = 0;
+    if (comm == cs_last_comm && comm != MPI_COMM_NULL) {
+        *ctx = cs_last_ctx;
+        return MPI_SUCCESS;
+    }
     int rc = PMPI_Comm_get_attr(comm, cs_shim.keyval, ctx, &found);
-    if (rc != MPI_SUCCESS || found)
-        return rc;
-    return cs_context_create(comm, ctx);
+    if (rc == MPI_SUCCESS && !found)
+        rc = cs_context_create(comm, ctx);
+    if (rc == MPI_SUCCESS && !cs_shim.thread_multiple) {
+        cs_last_comm = comm;
+        cs_last_ctx = *ctx;
+    }
+    return rc;
 }
 
 void cs_context_free_all(void)

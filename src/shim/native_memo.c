@@ -8,6 +8,12 @@
  * back meaning something else. Every rank then takes the decision it would
  * have taken after describing the call, and its ranks agree as before.
  *
+ * The same key holds a communicator's last call that was checked and
+ * described (cs_described), whatever was decided for it: a call that
+ * repeats its handles and counts takes its problem and layouts, and only
+ * its buffers are checked again (cs_args_check_buffers). This saves the
+ * datatype queries of every call that runs our algorithm.
+ *
  * A derived datatype or a user operator is never remembered: it may be freed
  * and its handle given to another with another size or class. (The memo only
  * ever says "the library": a stale one would cost an algorithm's speed, but
@@ -52,6 +58,14 @@ void cs_native_memo_set(cs_context *ctx, const cs_call *c)
     ctx->native_memo[c->coll] = cs_native_memo_of(c);
     if (ctx->native_memo[c->coll].valid && !cs_shim.thread_multiple)
         cs_last_native[c->coll] = (cs_native_last){.comm = ctx->parent, .memo = ctx->native_memo[c->coll]};
+}
+
+void cs_described_set(cs_context *ctx, const cs_call *c, const cs_problem *prob, const cs_local *l)
+{
+    cs_described *d = &ctx->described[c->coll];
+    d->key = cs_native_memo_of(c);
+    d->prob = *prob;
+    d->l = *l;
 }
 
 void cs_native_memo_forget(MPI_Comm comm)

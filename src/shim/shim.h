@@ -42,6 +42,30 @@ typedef struct cs_native_memo {
     MPI_Op op;
 } cs_native_memo;
 
+/* The layout of a datatype as the schedules see it. */
+typedef struct cs_layout {
+    MPI_Count size, extent, true_lb, true_extent;
+    int contig; /* elements abut: size == extent == true extent */
+} cs_layout;
+
+/* One rank's view of a call, beyond the rank-invariant problem. */
+typedef struct cs_local {
+    cs_problem prob; /* as this rank builds it: reduce in place at the root */
+    cs_layout send, recv;
+    int inplace; /* MPI_IN_PLACE here, and significant here */
+    int exact;   /* (type, op) combine exactly in any order (cs_args_op_defined) */
+} cs_local;
+
+/* The last call of a collective that was checked and described on a
+ * communicator (src/shim/native_memo.c): a call with the same predefined
+ * handles and counts has the same problem and layouts, and only its
+ * buffers are checked again. */
+typedef struct cs_described {
+    cs_native_memo key;
+    cs_problem prob; /* rank-invariant, as the decision sees it */
+    cs_local l;
+} cs_described;
+
 /* What collshim keeps on a communicator (an attribute). */
 typedef struct cs_context {
     MPI_Comm parent;
@@ -63,6 +87,7 @@ typedef struct cs_context {
     /* A repeated call the library took: it goes there again without being
      * described (no argument checks, no datatype queries). */
     cs_native_memo native_memo[CS_COLL_COUNT];
+    cs_described described[CS_COLL_COUNT];
     struct cs_context *next, *prev;
 } cs_context;
 
@@ -128,6 +153,14 @@ static inline int cs_native_memo_quick(const cs_call *c)
 /* Remember c, which the library took by decision on ctx, if its handles
  * are predefined; forget what ctx had otherwise. */
 void cs_native_memo_set(cs_context *ctx, const cs_call *c);
+/* Remember c, checked and described on ctx as *prob and *l, if its handles
+ * are predefined; forget what ctx had otherwise. */
+void cs_described_set(cs_context *ctx, const cs_call *c, const cs_problem *prob, const cs_local *l);
+/* Does c repeat the handles and counts of the last call described on ctx? */
+static inline int cs_described_hit(const cs_context *ctx, const cs_call *c)
+{
+    return cs_native_memo_matches(&ctx->described[c->coll].key, c);
+}
 /* Remember c, which went to the library for its size alone (a configured
  * native range, on any communicator), for the process only. */
 void cs_native_memo_set_quick(const cs_call *c);

@@ -8,7 +8,9 @@
  *   a non-root, a receive buffer too small for the result must not be touched;
  * - MPI_BOTTOM (NULL in MPICH) as the buffer, with a datatype that addresses absolutely;
  * - erroneous calls made the same way on every rank (so that none waits for another): the same
- *   error class from MPI_* as from PMPI_*, through the communicator's error handler once each.
+ *   error class from MPI_* as from PMPI_*, through the communicator's error handler once each;
+ *   a wrong buffer also right after a good call with the same handles and counts (the shim
+ *   described that one, and keeps its description: the buffers are checked on every call).
  *
  * Everything on MPI_COMM_WORLD and on a sub-communicator (ranks reversed, odd and even apart).
  */
@@ -234,6 +236,15 @@ static void check_erroneous(MPI_Comm parent)
             continue;
 #endif
         cs_set_case("erroneous: %s, p=%d", calls[i].what, p);
+        if (strstr(calls[i].what, "buffer")) {
+            /* First the same handles and counts with good buffers: the shim has then described
+             * the call, and must check the buffers of the one that repeats it all the same. */
+            bad_call good = calls[i];
+            good.sendbuf = good.sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : (const void *)a;
+            good.recvbuf = b;
+            handler_calls = 0;
+            CHECK(bad_run(&good, comm, 0) == MPI_SUCCESS && handler_calls == 0, "the good call before it failed");
+        }
         handler_calls = 0;
         int want = bad_run(&calls[i], comm, 1);
         int want_calls = handler_calls, want_class = MPI_SUCCESS, got_class = MPI_SUCCESS;
