@@ -180,9 +180,12 @@ static int cs_scratch_reserve(cs_scratch *sc, const size_t bytes[2])
     return MPI_SUCCESS;
 }
 
-int cs_exec_run(const cs_sched *s, cs_exec *x)
+int cs_exec_run(cs_sched *s, cs_exec *x)
 {
-    const int most = cs_exec_max_messages(s);
+    /* Counted once per schedule: a schedule runs again and again while calls repeat. */
+    if (s->messages_most == 0)
+        s->messages_most = cs_exec_max_messages(s);
+    const int most = s->messages_most;
     if (most < 0)
         return MPI_ERR_COUNT; /* the same on every rank: nobody waits */
     int rc = cs_scratch_reserve_reqs(x->scratch, most);

@@ -34,7 +34,7 @@ typedef struct cs_exec {
 
 /* Runs the schedule; returns the first MPI error met, MPI_ERR_OTHER if a
  * partner failed (exec.c: how a failure travels without leaving anyone
- * waiting). */
-int cs_exec_run(const cs_sched *s, cs_exec *x);
+ * waiting). Remembers in s what it counts of the schedule's rounds. */
+int cs_exec_run(cs_sched *s, cs_exec *x);
 
 #endif

@@ -26,6 +26,7 @@ void cs_sched_reset(cs_sched *s)
     s->nrounds = 0;
     s->tmp_bytes[0] = s->tmp_bytes[1] = 0;
     s->error = MPI_SUCCESS;
+    s->messages_most = 0;
 }
 
 /* Grow an array to hold at least `need` items; 0 on success. */
@@ -134,6 +135,7 @@ void cs_sched_store(cs_sched *s, const cs_step *step)
         return;
     }
     s->steps[s->nsteps++] = *step;
+    s->messages_most = 0; /* counted again at the next run */
 }
 
 void cs_sched_copy_merge(cs_sched *s, cs_buf src, size_t off, cs_buf dst, size_t dst_off, size_t len)

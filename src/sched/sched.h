@@ -53,6 +53,7 @@ typedef struct cs_sched {
     int nrounds, round_cap;
     size_t tmp_bytes[2]; /* sizes of CS_BUF_TMP0 and CS_BUF_TMP1 */
     int error;           /* first failure while building (MPI error code), sticky */
+    int messages_most;   /* the executor's most messages in a round, once it has run it (0: not yet) */
     /* Pricing mode: with a model set, builders store no steps and add up
      * the rank's cost instead (the same sum as cs_sched_stats_get). */
     const cs_model *price;

@@ -53,7 +53,7 @@ static int cs_call_schedule(cs_context *ctx, const cs_local *l, const cs_decisio
     return rc;
 }
 
-static int cs_call_ours(const cs_call *c, cs_context *ctx, cs_local *l, const cs_decision *d)
+static int cs_call_ours(const cs_call *c, cs_context *ctx, const cs_local *l, const cs_decision *d)
 {
     cs_exec x = {.type = c->stype, .op = c->op, .comm = ctx->comm, .scratch = &ctx->scratch};
     int rc = cs_call_schedule(ctx, l, d);
@@ -121,8 +121,7 @@ int cs_call_run(const cs_call *c)
         const cs_described *known = &ctx->described[c->coll];
         if ((refused = cs_args_check_buffers(c, ctx, &known->l)) != NULL)
             return cs_call_aside(c, ctx, refused);
-        l = known->l;
-        return cs_call_go(c, ctx, &known->prob, &l);
+        return cs_call_go(c, ctx, &known->prob, &known->l);
     }
     if ((refused = cs_args_check(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
@@ -134,31 +133,29 @@ int cs_call_run(const cs_call *c)
     return cs_call_go(c, ctx, &prob, &l);
 }
 
-int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, cs_local *l)
+int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, const cs_local *l)
 {
-    cs_decision d;
     int rc;
 
-    if (ctx->last_valid[c->coll] && cs_problem_same(&ctx->last_prob[c->coll], prob)) {
-        d = ctx->last_decision[c->coll];
-    } else {
-        cs_select(&cs_shim.cfg, &ctx->cache, prob, &d);
+    if (!ctx->last_valid[c->coll] || !cs_problem_same(&ctx->last_prob[c->coll], prob)) {
+        cs_select(&cs_shim.cfg, &ctx->cache, prob, &ctx->last_decision[c->coll]);
         ctx->last_prob[c->coll] = *prob;
-        ctx->last_decision[c->coll] = d;
         ctx->last_valid[c->coll] = 1;
     }
+    /* Nothing below decides again on ctx: the decision stays where it is. */
+    const cs_decision *d = &ctx->last_decision[c->coll];
     const int logging = cs_log_active();
     const double t0 = logging ? PMPI_Wtime() : 0.0;
-    if (!d.alg->build) {
+    if (!d->alg->build) {
         if (!logging)
             cs_native_memo_set(ctx, c);
         rc = cs_shim_native(c);
     } else {
-        rc = cs_call_ours(c, ctx, l, &d);
+        rc = cs_call_ours(c, ctx, l, d);
         if (rc != MPI_SUCCESS)
             PMPI_Comm_call_errhandler(c->comm, rc);
     }
     if (logging)
-        cs_call_log(c, ctx, l, &d, PMPI_Wtime() - t0);
+        cs_call_log(c, ctx, l, d, PMPI_Wtime() - t0);
     return rc;
 }

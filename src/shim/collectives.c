@@ -108,7 +108,7 @@ static int cs_alltoall_unpack(const cs_call *c, const cs_context *ctx, const voi
 }
 
 /* Our schedule on an alltoall's buffers: a non-contiguous side packed. */
-static int cs_run_alltoall(const cs_call *c, cs_context *ctx, cs_local *l, cs_exec *x)
+static int cs_run_alltoall(const cs_call *c, cs_context *ctx, const cs_local *l, cs_exec *x)
 {
     const size_t total = l->prob.bytes * (size_t)ctx->p;
     char *packed_send = NULL, *packed_recv = NULL;
@@ -140,7 +140,7 @@ static int cs_run_alltoall(const cs_call *c, cs_context *ctx, cs_local *l, cs_ex
 
 
 /* Our schedule on a vector's buffers: reductions and the window API. */
-static int cs_run_vector(const cs_call *c, cs_context *ctx, cs_local *l, cs_exec *x)
+static int cs_run_vector(const cs_call *c, cs_context *ctx, const cs_local *l, cs_exec *x)
 {
     x->type_lb = (MPI_Aint)l->send.true_lb;
     x->type_extent = (size_t)l->send.extent;

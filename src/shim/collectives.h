@@ -16,7 +16,7 @@ typedef struct cs_shim_coll {
      * call; NULL for the extension API, whose entries describe their calls. */
     int (*describe)(const cs_call *c, cs_problem *prob, struct cs_local *l);
     /* Run ctx's schedule on the call's buffers. */
-    int (*run)(const cs_call *c, cs_context *ctx, struct cs_local *l, cs_exec *x);
+    int (*run)(const cs_call *c, cs_context *ctx, const struct cs_local *l, cs_exec *x);
 } cs_shim_coll;
 
 const cs_shim_coll *cs_shim_coll_of(cs_coll coll);

@@ -175,6 +175,6 @@ struct cs_local;
 /* A described call on ctx: decide (or repeat the last decision), run our
  * schedule and c->finish or the MPI library's collective, log. The
  * extension API enters here with its own checks done. */
-int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, struct cs_local *l);
+int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, const struct cs_local *l);
 
 #endif
