@@ -185,13 +185,6 @@ static int cs_buffer_missing(const void *buf, int count, const cs_layout *l)
     return buf == NULL && count > 0 && l->size > 0 && l->true_lb == 0;
 }
 
-int cs_args_count_negative(const cs_call *c)
-{
-    if (c->coll != CS_COLL_ALLTOALL)
-        return c->scount < 0;
-    return c->rcount < 0 || (c->sendbuf != MPI_IN_PLACE && c->scount < 0);
-}
-
 /*
  * The arguments of the three collectives (MPI 4.0 §6.8 MPI_Alltoall, §6.9.1
  * MPI_Reduce, §6.9.6 MPI_Allreduce): where each is significant, and what

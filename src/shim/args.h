@@ -24,7 +24,12 @@ const char *cs_args_check(const cs_call *c, const cs_context *ctx, cs_local *l);
 const char *cs_args_check_buffers(const cs_call *c, const cs_context *ctx, const cs_local *l);
 
 /* A significant count below zero, which the MPI library reports wrongly (MPI_ERR_COUNT). */
-int cs_args_count_negative(const cs_call *c);
+static inline int cs_args_count_negative(const cs_call *c)
+{
+    if (c->coll != CS_COLL_ALLTOALL)
+        return c->scount < 0;
+    return c->rcount < 0 || (c->sendbuf != MPI_IN_PLACE && c->scount < 0);
+}
 
 /* Are type and op (MPI_OP_NULL for alltoall) predefined handles, which no
  * program can free? */

@@ -5,7 +5,10 @@
  * Stepping aside costs a few compares when the configuration says native
  * and logging is off, or when a call repeats the last one the library took
  * by decision (src/shim/calls.c, src/shim/native_memo.c): the call does not
- * come here. Otherwise a few datatype queries, an attribute lookup and a binary search.
+ * come here. A call that repeats the handles and counts of the last one
+ * described on its communicator has its buffers checked and takes the last
+ * decision (cs_described); a new one costs a few datatype queries, an
+ * attribute lookup and a binary search.
  * Nothing is allocated or formatted unless our algorithm runs or logging is on.
  */
 #include <stdlib.h>
@@ -113,8 +116,6 @@ int cs_call_run(const cs_call *c)
         return cs_shim_native(c);
     if (ctx->inter)
         return cs_call_aside(c, ctx, "intercommunicator");
-    if (cs_native_memo_hit(ctx, c) && !cs_log_active())
-        return cs_shim_native(c); /* as decided for the same arguments */
     if (ctx->p == 1 && !cs_log_active()) /* selection would say so, after describing the call */
         return cs_shim_native(c);
     if (cs_described_hit(ctx, c)) { /* the same problem and layouts: only the buffers may differ */

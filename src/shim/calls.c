@@ -4,6 +4,7 @@
  * what an int argument leaves undefined in the upper half of its word).
  */
 #include "common.h"
+#include "shim/args.h"
 #include "shim/calls.h"
 #include "shim/shim.h"
 
@@ -17,12 +18,10 @@
  * A few loads and compares: what stepping aside costs. */
 static inline int cs_calls_straight(const cs_call *c)
 {
-    if (!cs_shim.on || cs_shim.log_configured || c->comm == MPI_COMM_NULL)
-        return 0;
-    if (c->coll == CS_COLL_REDUCE && c->sendbuf == MPI_IN_PLACE && c->root != 0 && cs_shim.reduce_inplace_bug)
+    if (!cs_shim.on || cs_shim.log_configured || c->comm == MPI_COMM_NULL || cs_reduce_inplace_bug_applies(c))
         return 0;
     if (cs_shim.cfg.coll[c->coll].choice == CS_CHOICE_NATIVE)
-        return c->scount >= 0 && c->rcount >= 0;
+        return !cs_args_count_negative(c);
     return cs_native_memo_quick(c);
 }
 

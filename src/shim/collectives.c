@@ -48,8 +48,7 @@ static int cs_native_allreduce(const cs_call *c)
 static int cs_native_reduce(const cs_call *c)
 {
     int rank = 0;
-    if (c->sendbuf == MPI_IN_PLACE && c->root != 0 && cs_shim.reduce_inplace_bug &&
-        PMPI_Comm_rank(c->comm, &rank) == MPI_SUCCESS && rank == c->root)
+    if (cs_reduce_inplace_bug_applies(c) && PMPI_Comm_rank(c->comm, &rank) == MPI_SUCCESS && rank == c->root)
         return cs_call_reduce_inplace_copy(c);
     return PMPI_Reduce(c->sendbuf, c->recvbuf, c->scount, c->stype, c->op, c->root, c->comm);
 }

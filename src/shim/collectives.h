@@ -7,16 +7,14 @@
 #include "sched/exec.h"
 #include "shim/shim.h"
 
-struct cs_local;
-
 typedef struct cs_shim_coll {
     /* The MPI library's collective (through cs_shim_native). */
     int (*native)(const cs_call *c);
     /* Fill prob (beyond coll and p) and this rank's l->prob from a checked
      * call; NULL for the extension API, whose entries describe their calls. */
-    int (*describe)(const cs_call *c, cs_problem *prob, struct cs_local *l);
+    int (*describe)(const cs_call *c, cs_problem *prob, cs_local *l);
     /* Run ctx's schedule on the call's buffers. */
-    int (*run)(const cs_call *c, cs_context *ctx, const struct cs_local *l, cs_exec *x);
+    int (*run)(const cs_call *c, cs_context *ctx, const cs_local *l, cs_exec *x);
 } cs_shim_coll;
 
 const cs_shim_coll *cs_shim_coll_of(cs_coll coll);

@@ -8,27 +8,27 @@
  * back meaning something else. Every rank then takes the decision it would
  * have taken after describing the call, and its ranks agree as before.
  *
- * The same key holds a communicator's last call that was checked and
+ * On a communicator, the same key holds its last call that was checked and
  * described (cs_described), whatever was decided for it: a call that
- * repeats its handles and counts takes its problem and layouts, and only
- * its buffers are checked again (cs_args_check_buffers). This saves the
- * datatype queries of every call that runs our algorithm.
+ * repeats its handles and counts takes its problem and layouts, only its
+ * buffers are checked again (cs_args_check_buffers), and the context's last
+ * decision answers. This saves the datatype queries of every repeated call,
+ * ours or the library's.
  *
  * A derived datatype or a user operator is never remembered: it may be freed
  * and its handle given to another with another size or class. (The memo only
  * ever says "the library": a stale one would cost an algorithm's speed, but
  * it could also make one rank call the library while the others run ours.)
  *
- * Each context remembers its last such call; the process remembers the last
- * one of each collective with its communicator too, so that a loop of the
- * same call skips even the attribute lookup (src/shim/calls.c: the call is
- * not even described). A call in a configured native range (a size alone,
- * before any context) is remembered by the process only: no communicator's
- * size enters that decision. A communicator's handle may
- * come back as another's once it is freed: freeing deletes our context
- * (its attribute), which forgets the handle here. Under MPI_THREAD_MULTIPLE
- * threads may call on several communicators at once, and the process-wide
- * memo is not used.
+ * The process remembers the last call of each collective the library took,
+ * with its communicator, so that a loop of the same call goes there before
+ * it is even described or its context looked up (src/shim/calls.c). A call
+ * in a configured native range (a size alone, before any context) is
+ * remembered so too: no communicator's size enters that decision. A
+ * communicator's handle may come back as another's once it is freed: freeing
+ * deletes our context (its attribute), which forgets the handle here. Under
+ * MPI_THREAD_MULTIPLE threads may call on several communicators at once, and
+ * the process-wide memo is not used.
  */
 #include "shim/args.h"
 #include "shim/shim.h"
@@ -55,9 +55,9 @@ void cs_native_memo_set_quick(const cs_call *c)
 
 void cs_native_memo_set(cs_context *ctx, const cs_call *c)
 {
-    ctx->native_memo[c->coll] = cs_native_memo_of(c);
-    if (ctx->native_memo[c->coll].valid && !cs_shim.thread_multiple)
-        cs_last_native[c->coll] = (cs_native_last){.comm = ctx->parent, .memo = ctx->native_memo[c->coll]};
+    const cs_native_memo *key = &ctx->described[c->coll].key;
+    if (cs_native_memo_matches(key, c) && !cs_shim.thread_multiple)
+        cs_last_native[c->coll] = (cs_native_last){.comm = ctx->parent, .memo = *key};
 }
 
 void cs_described_set(cs_context *ctx, const cs_call *c, const cs_problem *prob, const cs_local *l)

@@ -84,9 +84,8 @@ typedef struct cs_context {
     int last_valid[CS_COLL_COUNT];
     cs_problem last_prob[CS_COLL_COUNT];
     cs_decision last_decision[CS_COLL_COUNT];
-    /* A repeated call the library took: it goes there again without being
-     * described (no argument checks, no datatype queries). */
-    cs_native_memo native_memo[CS_COLL_COUNT];
+    /* A call that repeats the last one described: its problem and layouts
+     * without datatype queries, and then the last decision. */
     cs_described described[CS_COLL_COUNT];
     struct cs_context *next, *prev;
 } cs_context;
@@ -128,10 +127,11 @@ static inline int cs_native_memo_matches(const cs_native_memo *m, const cs_call 
            (ignored || (m->scount == c->scount && m->stype == c->stype));
 }
 
-/* Does c repeat the call remembered on its communicator's context? */
-static inline int cs_native_memo_hit(const cs_context *ctx, const cs_call *c)
+/* MPI_Reduce in place at a root other than 0, on a library with
+ * pmodels/mpich#6540: the root's call must go around it (cs_shim_native). */
+static inline int cs_reduce_inplace_bug_applies(const cs_call *c)
 {
-    return cs_native_memo_matches(&ctx->native_memo[c->coll], c);
+    return c->coll == CS_COLL_REDUCE && c->sendbuf == MPI_IN_PLACE && c->root != 0 && cs_shim.reduce_inplace_bug;
 }
 
 /* The last call of each collective that the library took by decision in
@@ -150,8 +150,9 @@ static inline int cs_native_memo_quick(const cs_call *c)
     return cs_last_native[c->coll].comm == c->comm && cs_native_memo_matches(&cs_last_native[c->coll].memo, c);
 }
 
-/* Remember c, which the library took by decision on ctx, if its handles
- * are predefined; forget what ctx had otherwise. */
+/* Remember c, which the library took by decision on ctx, for the process
+ * (cs_native_memo_quick), if it is ctx's described call with predefined
+ * handles. */
 void cs_native_memo_set(cs_context *ctx, const cs_call *c);
 /* Remember c, checked and described on ctx as *prob and *l, if its handles
  * are predefined; forget what ctx had otherwise. */
@@ -170,11 +171,9 @@ void cs_native_memo_forget(MPI_Comm comm);
 /* An MPI collective: the whole path (src/shim/call.c). */
 int cs_call_run(const cs_call *c);
 
-struct cs_local;
-
 /* A described call on ctx: decide (or repeat the last decision), run our
  * schedule and c->finish or the MPI library's collective, log. The
  * extension API enters here with its own checks done. */
-int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, const struct cs_local *l);
+int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, const cs_local *l);
 
 #endif
