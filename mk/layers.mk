@@ -1,5 +1,5 @@
 # make check-layers (a part of make check): every include of src/ goes down the layers
-# (scripts/collshim-check-layers; issue 11).
+# (scripts/collshim-check-layers).
 
 # A fragment is read before the Makefile's own rules: keep `make` building `all`.
 cs_layers_default_goal := $(.DEFAULT_GOAL)
