@@ -99,7 +99,7 @@ $(B)/obj/tests/unit/%.o: tests/unit/%.c
 $(B)/unit_tests: $(UNIT_OBJ) $(CORE_OBJ)
 	$(MPICC) -o $@ $^ $(CHECK_LIBS) $(YAML_LIBS) -lm
 
-# The test suite's UCX progress wrapper (DESIGN.md, "Testing on a 2-core machine").
+# The test suite's UCX progress wrapper (docs/architecture.md, "Testing").
 $(YIELD): tests/mpi/yield/ucx_yield.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl

@@ -1,5 +1,5 @@
 /*
- * Paired benchmark of the windowed reduction across ranks (issue 5):
+ * Paired benchmark of the windowed reduction across ranks:
  * collshim_window_reduce with the method forced by the environment
  * (COLLSHIM_WINDOW_METHOD=recursive, prefix-suffix or prefix-suffix-inverse,
  * set by bench/run-window; read by the shim at MPI_Init) against a yardstick

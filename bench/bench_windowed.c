@@ -1,5 +1,5 @@
 /*
- * Paired benchmark of allreduce rows on small vectors (issue 5 item 6):
+ * Paired benchmark of allreduce rows on small vectors:
  * MPI_Allreduce through the shim, with the algorithm forced by the
  * environment (COLLSHIM_ALLREDUCE=windowed, elimination or butterfly, set by
  * bench/run-windowed), against the library's PMPI_Allreduce in the same run,

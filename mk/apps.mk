@@ -1,5 +1,5 @@
-# make apps: real applications natively and under collshim (scripts/collshim-apps; issue 21,
-# item 5). Not part of `make check`: it installs Debian packages (nwchem-mpich,
+# make apps: real applications natively and under collshim (scripts/collshim-apps).
+# Not part of `make check`: it installs Debian packages (nwchem-mpich,
 # scalapack-mpi-test, lammps, lammps-examples) where missing and runs for minutes. NWChem and
 # ScaLAPACK's xdlu/xdqr are MPICH programs (build/mpich/libcollshim.so), LAMMPS an Open MPI one
 # (build/openmpi/libcollshim.so). Writes bench/apps/results.txt; the runs stay in build/apps/.

@@ -1,5 +1,5 @@
 # collshim-calibrate (tools/collshim-calibrate.c and tools/calibrate/): measures the machine and
-# writes collshim's configuration for it (issue 12). An MPI program linked with the library's code,
+# writes collshim's configuration for it. An MPI program linked with the library's code,
 # like the other tools; built by `make`, installed by `make install`. The unit suite links
 # tools/calibrate/derive.c (rules from measurements, no MPI) to test it; `make check-calibrate` (a
 # part of `make check`) runs a --quick calibration at p = 2 and 4 and checks the file it writes.

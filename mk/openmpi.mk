@@ -1,4 +1,4 @@
-# The Open MPI build (issue 21; docs/mpi-libraries.md): when $(MPICC_OPENMPI) exists, `make` also
+# The Open MPI build (docs/mpi-libraries.md): when $(MPICC_OPENMPI) exists, `make` also
 # builds build/openmpi/libcollshim.so from the same sources with Open MPI's wrapper (its objects
 # in build/openmpi/obj), with the Fortran entry points that only Open MPI needs
 # (src/shim/fortran.c: its Fortran bindings call PMPI_* directly). `make install` puts it in

@@ -1,7 +1,7 @@
-# make scale: the full scale lab (issue 13) on SimGrid SMPI: scripts/collshim-scale --plan full
+# make scale: the full scale lab on SimGrid SMPI: scripts/collshim-scale --plan full
 # (the plan is in the script: each platform of config/platforms/, p from 64 to 1024, sizes 8 B
 # to 1 MiB, SMPI's single algorithms on hypercube-64 and fattree-64 at p = 64 and on multi-core
-# nodes at p = 48 (issue 20: a p not a power of two), the plain network everywhere and SMPI's
+# nodes at p = 48 (a p not a power of two), the plain network everywhere and SMPI's
 # default model on hypercube-64) under a wall-time budget (--budget, minutes: an entry that
 # would end past it is cut, and the cut is printed). The results go to bench/smpi/results/
 # (table.txt, raw.txt, the calibrated configurations machine.*.yaml, the fitted models fit.*.yaml

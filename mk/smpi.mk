@@ -1,6 +1,6 @@
 # make smpi: collshim's sources built with SimGrid's smpicc (Debian libsimgrid-dev) and linked
 # with the scale lab's benchmark (bench/smpi/) into one SMPI program; scripts/collshim-scale
-# runs it under smpirun on the platforms of config/platforms/ (issue 13).
+# runs it under smpirun on the platforms of config/platforms/.
 #
 # smpicc makes every program a shared object that smpirun's smpimain loads once per simulated
 # rank (SMPI's default privatization, dlopen: each rank its own copy, so its own globals, its own
@@ -48,7 +48,7 @@ $(SMPI_B)/obj/bench/smpi/%.o: bench/smpi/%.c bench/bench_stats.h tools/calibrate
 $(SMPI_BENCH): $(SMPI_OBJ) $(SMPI_B)/obj/bench/smpi/collshim_smpi_bench.o $(SMPI_B)/obj/bench/smpi/smpi_compat.o
 	$(SMPICC) -o $@ $^ -Wl,-Bsymbolic $(YAML_LIBS) -lm
 
-# collshim-calibrate inside the simulator (issue 13: each platform's calibrated configuration):
+# collshim-calibrate inside the simulator (each platform's calibrated configuration):
 # the library's code without the entry points, the calibration's sources, all through smpicc.
 SMPI_CALIBRATE := $(SMPI_B)/collshim-calibrate
 SMPI_CAL_OBJ   := $(CORE_SRC:%.c=$(SMPI_B)/obj/%.o) $(CAL_SRC:%.c=$(SMPI_B)/obj/%.o) \

@@ -84,7 +84,7 @@ int cs_library_parse(const char *name);
 cs_library cs_library_detect(const char *version);
 
 /*
- * The machine model (DESIGN.md, "Cost model"): a message of m bytes costs
+ * The machine model (docs/architecture.md, "Cost model"): a message of m bytes costs
  * alpha + beta*m, a rank's concurrent messages overlap their alpha and queue
  * their bytes on its link (beta per byte, per direction); a rank pays
  * overhead (LogGP's o) of its own time for every message it posts; copying

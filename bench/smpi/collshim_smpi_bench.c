@@ -1,5 +1,5 @@
 /*
- * The scale lab's benchmark (issue 13): MPI_Allreduce, MPI_Reduce and MPI_Alltoall on
+ * The scale lab's benchmark: MPI_Allreduce, MPI_Reduce and MPI_Alltoall on
  * MPI_COMM_WORLD over a list of sizes, timed through two paths in one run:
  *
  *   shim    MPI_<coll>: collshim's entry point, linked into this executable (mk/smpi.mk),

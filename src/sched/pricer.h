@@ -1,6 +1,6 @@
 /*
- * The reference price of a collective call: its critical path (DESIGN.md,
- * "Cost model"), found by running the schedules of all p ranks against
+ * The reference price of a collective call: its critical path
+ * (docs/architecture.md, "Cost model"), found by running the schedules of all p ranks against
  * per-rank clocks, every rank starting at time 0.
  *
  * A rank starts a round by posting its messages, receives first, then sends,

@@ -1,5 +1,5 @@
 /*
- * Counting and pricing one rank's schedule. Under the model (DESIGN.md) a
+ * Counting and pricing one rank's schedule. Under the cost model a
  * rank is 1-ported and full duplex: a round costs one start-up alpha per
  * message of the busier direction (one, for the usual round of one send and
  * one receive), beta per byte of the larger of what it sends and receives, then

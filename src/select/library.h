@@ -1,5 +1,5 @@
 /*
- * The MPI library priced (DESIGN.md, "Decisions"): what the library runs by
+ * The MPI library priced (docs/architecture.md, "Decisions"): what the library runs by
  * default for a call, as the schedule of our rows that mirrors it, and its
  * price under the model. select keeps the library unless ours is predicted
  * cheaper by model.margin.

@@ -1,6 +1,6 @@
 /*
  * Selection: which algorithm runs a call, and why. Every input is
- * rank-invariant (DESIGN.md, "Decisions"), so every rank decides the same.
+ * rank-invariant (docs/architecture.md, "Decisions"), so every rank decides the same.
  */
 #ifndef CS_SELECT_H
 #define CS_SELECT_H

@@ -1,6 +1,6 @@
 /*
- * The wrong build steps aside (DESIGN.md: "A build is for one library's
- * ABI"). Preloaded into a program of another MPI library, this build's
+ * The wrong build steps aside (docs/mpi-libraries.md, "The wrong build"):
+ * a build is for one library's ABI. Preloaded into a program of another MPI library, this build's
  * library comes into the process as its dependency, beside the program's.
  * Neither knows the other's handles: MPICH's MPI_COMM_WORLD is an int that
  * Open MPI's MPI_Comm_rank takes for a pointer (a crash in MPI_Init). So

@@ -15,7 +15,7 @@ static MPI_Datatype committed(MPI_Datatype t)
     return t;
 }
 
-/* Every block size of the issue, in units of a type of `unit` bytes where it divides. */
+/* Every block size tested, in units of a type of `unit` bytes where it divides. */
 static void check_sizes(MPI_Comm comm, MPI_Datatype st, int sunit, MPI_Datatype rt, int runit, int unit,
                         const char *name)
 {

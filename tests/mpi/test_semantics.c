@@ -1,5 +1,5 @@
 /*
- * test_semantics: the MPI semantics collshim must keep (DESIGN.md, "MPI semantics that must hold").
+ * test_semantics: the MPI semantics collshim must keep.
  *
  * - sub-communicators from MPI_Comm_split: odd/even ranks, and groups of sizes 1, 2, 3, ... with
  *   ranks in reverse order; several communicators used interleaved; MPI_COMM_SELF;

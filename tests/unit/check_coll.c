@@ -22,7 +22,7 @@
 
 enum { COLL_MAX_P = 128, COLL_MAX_VARIANTS = 16 };
 
-/* The DESIGN.md example, then a latency-dominated machine whose ranks pay o
+/* A balanced machine, then a latency-dominated machine whose ranks pay o
  * per message posted (a fifth of alpha: every closed form must count its
  * posts), and a bandwidth-dominated one. */
 static const cs_model coll_models[] = {

@@ -313,7 +313,7 @@ static const struct bad_case {
     {"bad_strict_nul.yaml", 3, 9, "strict: value contains a NUL byte", 0},
     /* Found by the fuzzer: finite, but the model's sums overflowed to inf and NaN. */
     {"fuzz_huge_model_cost.yaml", 5, 16, "model.gamma: must be at most 1e9, got 1e308", 0},
-    /* <coll>.rules (issue 12) */
+    /* <coll>.rules */
     {"bad_rules_scalar.yaml", 2, 10, "allreduce.rules: expected a list of rules, got a scalar", 0},
     {"bad_rule_item.yaml", 3, 7,
      "reduce.rules[0]: expected a rule {p: [lo, hi], bytes: [lo, hi], algorithm: NAME}, got a list", 0},

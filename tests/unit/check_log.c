@@ -148,7 +148,7 @@ START_TEST(test_summary_on_rank0)
 }
 END_TEST
 
-/* Issue 21: calls the library ran, one row per cause, each saying which. */
+/* Calls the library ran, one row per cause, each saying which. */
 START_TEST(test_summary_native_why)
 {
     cs_config cfg;
@@ -191,7 +191,7 @@ static int log_file_made(cs_log_level level, const char *pattern, int rank, cons
     return access(path, F_OK) == 0;
 }
 
-/* Issue 21: at level summary only rank 0 writes; the others make no file. */
+/* At level summary only rank 0 writes; the others make no file. */
 START_TEST(test_summary_no_empty_files)
 {
     ck_assert(!log_file_made(CS_LOG_SUMMARY, "none.%r", 2, "none.2"));

@@ -1,6 +1,6 @@
 /*
  * Tests of the schedule builders and of cs_sched_stats_get: what is recorded
- * is what was given, and a schedule is counted and priced as DESIGN.md's
+ * is what was given, and a schedule is counted and priced as the
  * cost model says: per round, one alpha per message of the busier direction
  * (a 1-ported rank starts its messages one after another), beta per byte of
  * the larger direction, gamma per byte reduced, rho per byte copied.

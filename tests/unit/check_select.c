@@ -391,7 +391,7 @@ static void add_rule(cs_coll coll, int plo, int phi, size_t blo, size_t bhi, con
 }
 
 /*
- * Rules (issue 12): after forced, before native ranges and the model; the
+ * Rules: after forced, before native ranges and the model; the
  * first that holds decides and the decision names it; where rules exist
  * but none covers the call, or the rule's algorithm cannot run it, native,
  * to be safe; a rule of auto hands the call on to the model.

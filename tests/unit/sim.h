@@ -1,5 +1,5 @@
 /*
- * The schedule simulator of the unit tests (DESIGN.md, "Schedules").
+ * The schedule simulator of the unit tests (docs/architecture.md, "Schedules").
  *
  * It runs the schedules of all p ranks of one collective call in memory, in
  * lock step, round by round, as the MPI executor would run them on p

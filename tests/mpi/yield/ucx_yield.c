@@ -1,5 +1,5 @@
 /*
- * ucx_yield.c: the test suite's UCX progress wrapper (DESIGN.md, "Testing on a 2-core machine").
+ * ucx_yield.c: the test suite's UCX progress wrapper (docs/architecture.md, "Testing").
  *
  * MPICH 4 (ch4:ucx) busy-polls ucp_worker_progress() and never gives the CPU away, so runs with
  * more ranks than cores crawl. Preloaded (after collshim), this library interposes that function:
