@@ -1,7 +1,7 @@
 /*
  * collshim-report: what the decision logs of one or many ranks say, condensed.
  *
- * usage: collshim-report [--svg FILE] LOG...     (LOG "-": standard input)
+ * usage: collshim-report [--svg FILE] LOG...     (LOG "-": standard input; options anywhere)
  *
  * Reads the JSON call lines of logs written at COLLSHIM_LOG_LEVEL=calls (src/log/log.c; rank 0's
  * summary table and other text in them are skipped) and prints, per collective and communicator
@@ -17,6 +17,7 @@
  * points ringed and joined (tools/report/svg.c).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static void cs_usage(FILE *f)
                "What collshim's logs (COLLSHIM_LOG_LEVEL=calls; one per rank, or several runs) say, per\n"
                "collective, p, size bin and algorithm: the calls, their median times and the model's\n"
                "prediction, and \"faster:\" where another algorithm measured faster than the one chosen.\n"
+               "Options may come anywhere among the logs; -- ends them.\n"
                "\n"
                "  LOG          a log file; - reads standard input\n"
                "  --svg FILE   also plot median time against message size, one panel per collective and p\n"
@@ -183,22 +185,27 @@ static void cs_print_report(const cs_table *t, const cs_counts *counts)
 
 /* ---- main ------------------------------------------------------------------- */
 
-/* The options: *svg and the index of the first log. 0, 1 (help), or the exit status of an error
+/* The options, anywhere among the logs (getopt_long moves the logs to the end; "--" ends the
+ * options): *svg and the index of the first log. 0, 1 (help), or the exit status of an error
  * already reported. */
 static int cs_parse_args(int argc, char **argv, const char **svg, int *first)
 {
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return 1;
-        if (strcmp(argv[i], "--svg"))
-            return cs_tool_usage_error(cs_prog, "unknown option '%s'", argv[i]);
-        if (i + 1 == argc)
-            return cs_tool_usage_error(cs_prog, "--svg needs a value");
-        *svg = argv[++i];
+    static const struct option longs[] = {{"svg", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0}};
+    int opt;
+    opterr = 0; /* its messages name argv[0]; ours name the tool */
+    while ((opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        switch (opt) {
+        case 's': *svg = optarg; break;
+        case 'h': return 1;
+        case ':': return cs_tool_usage_error(cs_prog, "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt && strncmp(argv[optind - 1], "--", 2))
+                return cs_tool_usage_error(cs_prog, "unknown option '-%c'", optopt);
+            return cs_tool_usage_error(cs_prog, "unknown option '%s'", argv[optind - 1]);
+        }
     }
-    *first = i;
-    return i < argc ? 0 : cs_tool_usage_error(cs_prog, "no LOG given");
+    *first = optind;
+    return optind < argc ? 0 : cs_tool_usage_error(cs_prog, "no LOG given");
 }
 
 int main(int argc, char **argv)
@@ -214,8 +221,9 @@ int main(int argc, char **argv)
     for (int i = first; i < argc; i++)
         rc |= cs_read_log(argv[i], &t, &counts);
     if (rc == 0 && !counts.calls) {
-        fprintf(stderr, "%s: no call lines (a log at COLLSHIM_LOG_LEVEL=summary has only rank 0's "
-                        "table; use calls)\n",
+        fprintf(stderr,
+                "%s: no call lines (a log at COLLSHIM_LOG_LEVEL=summary has only rank 0's "
+                "table; use calls)\n",
                 cs_prog);
         rc = -1;
     }
