@@ -4,10 +4,10 @@
  * usage: collshim-report [--svg FILE] LOG...     (LOG "-": standard input; options anywhere)
  *
  * Reads the JSON call lines of logs written at COLLSHIM_LOG_LEVEL=calls (src/log/log.c; rank 0's
- * summary table and other text in them are skipped) and prints, per collective and communicator
- * size p (logs mix communicators), one line per size bin x algorithm: the calls, their total and
- * median time, the median prediction and its ratio to the median measured time. Bins are powers
- * of two, [2^k, 2^(k+1)) bytes. The algorithm chosen in a bin is the one collshim's selection
+ * summary, as a table or a JSON record, and other text in them are skipped) and prints, per
+ * collective and communicator size p (logs mix communicators), one line per size bin x algorithm:
+ * the calls, their total and median time, the median prediction and its ratio to the median
+ * measured time. Bins are powers of two, [2^k, 2^(k+1)) bytes. The algorithm chosen in a bin is the one collshim's selection
  * ran most often there (forced calls, experiments, count only where all were: tools/report/table.h);
  * a "faster:" line follows each bin where another algorithm measured a lower median. Window lines
  * of the extension API are reported the same way, per window n as well.

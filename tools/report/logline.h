@@ -1,8 +1,10 @@
 /*
  * One line of a collshim log read back (the writer is src/log/log.c; README.md, "The log"): the
  * call lines of the three collectives, and the window lines of the extension API ("coll":"window"
- * and "window_block", which carry the window n). Anything else a log may hold, rank 0's summary
- * table ("@" lines and its rows) or a program's own output when the log is stderr, is not a call.
+ * and "window_block", which carry the window n). Anything else a log may hold is not a call: rank 0's
+ * summary, as a table ("@" lines and its rows, in older logs) or as a JSON record (an object with
+ * no "coll", or with a "summary" key, or a "record" or "type" other than "call"), or a program's
+ * own output when the log is stderr.
  */
 #ifndef CS_LOGLINE_H
 #define CS_LOGLINE_H
