@@ -7,9 +7,10 @@
  * summary, as a table or a JSON record, and other text in them are skipped) and prints, per
  * collective and communicator size p (logs mix communicators), one line per size bin x algorithm:
  * the calls, their total and median time, the median prediction and its ratio to the median
- * measured time. Bins are powers of two, [2^k, 2^(k+1)) bytes. The algorithm chosen in a bin is the one collshim's selection
- * ran most often there (forced calls, experiments, count only where all were: tools/report/table.h);
- * a "faster:" line follows each bin where another algorithm measured a lower median. Window lines
+ * measured time. Bins are powers of two, [2^k, 2^(k+1)) bytes. Reduce's root is reported apart
+ * from its other ranks. The algorithm chosen in a bin is the one collshim's selection ran most
+ * often there (forced calls, experiments, count only where all were: tools/report/table.h); a
+ * "faster:" line follows each bin where another algorithm measured a lower median. Window lines
  * of the extension API are reported the same way, per window n as well.
  *
  * --svg FILE draws, for each collective and p, the median time against message size per
@@ -29,6 +30,7 @@
 
 typedef struct cs_counts {
     size_t files, calls, windows, other, bad;
+    int roles; /* some reduce lines name their rank and root */
 } cs_counts;
 
 static const char *const cs_prog = "collshim-report";
@@ -74,6 +76,7 @@ static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
             }
             n->calls++;
             n->windows += !strncmp(l.coll, "window", 6);
+            n->roles |= !strcmp(l.coll, "reduce") && l.rank >= 0 && l.root >= 0;
             break;
         }
     }
@@ -99,15 +102,18 @@ static void cs_print_header(const cs_counts *n)
            "# pred/meas: median predicted / median measured; - where the model prices nothing (native)\n"
            "# *: the algorithm chosen in the bin: the one collshim's selection ran most often (calls forced\n"
            "#    by the environment or the configuration count only in a bin where every call was forced)\n");
+    if (n->roles)
+        printf("# reduce: the root apart from the other ranks (the root waits for the whole reduction)\n");
 }
 
-/* "window n=4 p=8" or "allreduce p=8" */
+/* "window n=4 p=8", "allreduce p=8" or "reduce p=8 at the root" */
 static void cs_group_name(const cs_table *t, const cs_row *r, char *buf, size_t size)
 {
+    char n[24] = "";
     if (r->n)
-        snprintf(buf, size, "%s n=%d p=%d", cs_table_name(t, r->coll), r->n, r->p);
-    else
-        snprintf(buf, size, "%s p=%d", cs_table_name(t, r->coll), r->p);
+        snprintf(n, sizeof n, " n=%d", r->n);
+    snprintf(buf, size, "%s%s p=%d%s%s", cs_table_name(t, r->coll), n, r->p, r->role ? " " : "",
+             cs_role_words(r->role));
 }
 
 static void cs_print_row(const cs_table *t, const cs_row *r, int width)
@@ -128,7 +134,7 @@ static void cs_print_row(const cs_table *t, const cs_row *r, int width)
 static int cs_print_faster(const cs_table *t, const cs_row *rows, size_t n)
 {
     const cs_row *c = &rows[0];
-    char group[64], bin[32];
+    char group[96], bin[32];
     int notes = 0;
     cs_group_name(t, c, group, sizeof group);
     cs_bin_label(c->bin, bin, sizeof bin);
@@ -146,7 +152,7 @@ static int cs_print_faster(const cs_table *t, const cs_row *rows, size_t n)
 /* One group (collective, n, p): rows[0..n). Returns its "faster:" notes. */
 static int cs_print_group(const cs_table *t, const cs_row *rows, size_t n, int width)
 {
-    char group[64];
+    char group[96];
     size_t calls = 0;
     int notes = 0;
     for (size_t i = 0; i < n; i++)

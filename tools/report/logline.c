@@ -1,6 +1,6 @@
 /*
  * A reader for the one JSON shape collshim writes: an object per line whose values are strings,
- * numbers, true, false or null. Keys it does not use (rank, op, plan, r, ...) are skipped, arrays and
+ * numbers, true, false or null. Keys it does not use (op, plan, r, ...) are skipped, arrays and
  * objects among them, so lines with more fields still read, and so do other records (a summary).
  */
 #include <ctype.h>
@@ -102,6 +102,17 @@ static int cs_set_string(char *dst, size_t size, const char *value, int quoted)
     return 0;
 }
 
+static int cs_parse_int(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    if (!*text || *end || errno || v < INT_MIN || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 /* The reasons of a choice that was not collshim's to make: a forced algorithm or native
  * (src/select/select.c), a configured window method (src/shim/window.c). */
 static int cs_reason_forced(const char *reason)
@@ -136,6 +147,8 @@ static int cs_field_set(const char *key, const char *value, int quoted, cs_logli
     } else if (!strcmp(key, "n")) {
         rc = quoted || cs_parse_size(value, &v, INT_MAX) != 0 ? -1 : 0;
         out->n = (int)v;
+    } else if (!strcmp(key, "rank") || !strcmp(key, "root")) {
+        rc = quoted || cs_parse_int(value, key[1] == 'a' ? &out->rank : &out->root) != 0 ? -1 : 0;
     } else if (!strcmp(key, "bytes")) {
         rc = quoted ? -1 : cs_parse_size(value, &out->bytes, SIZE_MAX);
         bit = HAVE_BYTES;
@@ -238,6 +251,7 @@ cs_line_kind cs_logline_parse(const char *line, cs_logline *out, char *why, size
         return CS_LINE_OTHER;
     memset(out, 0, sizeof *out);
     out->predicted = -1;
+    out->rank = out->root = -1;
     if (cs_parse_pairs(s + 1, out, &have, &bad, why, whysize) != 0)
         return CS_LINE_BAD;
     if (!(have & HAVE_COLL_KEY) || (have & HAVE_NOT_A_CALL))

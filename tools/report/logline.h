@@ -20,6 +20,7 @@ typedef struct cs_logline {
     double predicted; /* seconds; < 0 where the log says null (native, unpriced) */
     double elapsed;   /* seconds, measured on the logging rank */
     int forced;       /* the reason says the environment or configuration forced the choice */
+    int rank, root;   /* the logging rank and the call's root; -1 where the line has none */
 } cs_logline;
 
 typedef enum cs_line_kind {

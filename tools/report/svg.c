@@ -153,7 +153,8 @@ static void cs_panel_frame(const cs_panel *pn)
     cs_svg_puts(pn->f, cs_table_name(pn->t, r->coll));
     if (r->n)
         fprintf(pn->f, " n = %d", r->n);
-    fprintf(pn->f, ", p = %d: median time per call against message size</text>\n", r->p);
+    fprintf(pn->f, ", p = %d%s%s: median time per call against message size</text>\n", r->p, r->role ? ", " : "",
+            cs_role_words(r->role));
     cs_panel_xaxis(pn, !strcmp(cs_table_name(pn->t, r->coll), "alltoall"));
     cs_panel_yaxis(pn);
     fprintf(pn->f, "<rect x='%d' y='%.1f' width='%d' height='%d' fill='none' stroke='black'/>\n", L, pn->top + T,
