@@ -113,14 +113,6 @@ static int cs_parse_int(const char *text, int *out)
     return 0;
 }
 
-/* The reasons of a choice that was not collshim's to make: a forced algorithm or native
- * (src/select/select.c), a configured window method (src/shim/window.c). */
-static int cs_reason_forced(const char *reason)
-{
-    return !strncmp(reason, "forced by ", 10) || !strncmp(reason, "native by the ", 14) ||
-           !strcmp(reason, "window.method");
-}
-
 /* The keys that mark a record of another kind: rank 0's summary as JSON. */
 static int cs_not_a_call(const char *key, const char *value, int quoted)
 {
@@ -157,7 +149,10 @@ static int cs_field_set(const char *key, const char *value, int quoted, cs_logli
         bit = HAVE_ELAPSED;
     } else if (!strcmp(key, "reason")) {
         rc = quoted ? 0 : -1;
-        out->forced = cs_reason_forced(value);
+        out->why = cs_why_of(value);
+        const size_t n = strnlen(value, sizeof out->reason - 1); /* cut: only class other shows it */
+        memcpy(out->reason, value, n);
+        out->reason[n] = '\0';
     } else if (!strcmp(key, "predicted_s")) {
         out->predicted = -1;
         rc = quoted ? -1 : strcmp(value, "null") ? cs_parse_double(value, &out->predicted) : 0;
@@ -252,6 +247,7 @@ cs_line_kind cs_logline_parse(const char *line, cs_logline *out, char *why, size
     memset(out, 0, sizeof *out);
     out->predicted = -1;
     out->rank = out->root = -1;
+    out->why = CS_WHY_OTHER;
     if (cs_parse_pairs(s + 1, out, &have, &bad, why, whysize) != 0)
         return CS_LINE_BAD;
     if (!(have & HAVE_COLL_KEY) || (have & HAVE_NOT_A_CALL))

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "why.h"
+
 typedef struct cs_logline {
     char coll[32];    /* "alltoall", "allreduce", "reduce", "window", "window_block" */
     char alg[128];    /* as logged: "native", "butterfly:k=0", "multiphase:1,1" */
@@ -19,8 +21,9 @@ typedef struct cs_logline {
     size_t bytes;     /* count x type size; alltoall: the block for one destination */
     double predicted; /* seconds; < 0 where the log says null (native, unpriced) */
     double elapsed;   /* seconds, measured on the logging rank */
-    int forced;       /* the reason says the environment or configuration forced the choice */
     int rank, root;   /* the logging rank and the call's root; -1 where the line has none */
+    cs_why why;       /* the class of the line's reason */
+    char reason[96];  /* the reason as logged, cut to fit (for the reasons of class other) */
 } cs_logline;
 
 typedef enum cs_line_kind {

@@ -86,12 +86,15 @@ int cs_table_add(cs_table *t, const cs_logline *l)
                  .bytes = l->bytes,
                  .predicted = l->predicted,
                  .elapsed = l->elapsed,
-                 .forced = l->forced};
+                 .why = l->why,
+                 .reason = -1};
     if (!strcmp(l->coll, "reduce") && l->rank >= 0 && l->root >= 0)
         c.role = l->rank == l->root ? CS_ROLE_ROOT : CS_ROLE_OTHERS;
     c.coll = cs_table_intern(t, l->coll, strlen(l->coll));
     c.alg = cs_table_intern(t, l->alg, strcspn(l->alg, ":"));
     c.spec = cs_table_intern(t, l->alg, strlen(l->alg));
+    if (l->why == CS_WHY_OTHER && (c.reason = cs_table_intern(t, l->reason, strlen(l->reason))) < 0)
+        return -1;
     if (c.coll < 0 || c.alg < 0 || c.spec < 0)
         return -1;
     cs_call *calls = cs_reserve(t->calls, &t->capcalls, t->ncalls, sizeof *calls);
@@ -163,7 +166,8 @@ static cs_row cs_row_of(const cs_table *t, const cs_call *c, size_t n, double *t
     size_t priced = 0;
     cs_row_spec(t, c, n, &row);
     for (size_t i = 0; i < n; i++) {
-        row.decided += !c[i].forced;
+        row.whys[c[i].why]++;
+        row.decided += c[i].why != CS_WHY_FORCED;
         row.total += c[i].elapsed;
         tmp[i] = c[i].elapsed;
     }

@@ -28,20 +28,22 @@ typedef struct cs_call {
     cs_role role;
     size_t bytes;
     double predicted, elapsed; /* predicted < 0: not priced */
-    int forced;
+    cs_why why;
+    int reason; /* the reason's name where why is CS_WHY_OTHER, else -1 */
 } cs_call;
 
 typedef struct cs_row {
     int coll, alg, n, p, bin;
     cs_role role;
-    int spec, nspecs; /* the most-called spec (ties: the first by name) and how many specs ran */
-    size_t calls;     /* log lines: one per logging rank per call */
-    size_t decided;   /* those whose algorithm collshim chose (not forced) */
-    double bytes;     /* the median size */
-    double total;     /* the sum of the measured times */
-    double median;    /* of the measured times */
-    double predicted; /* the median of the predictions; < 0: none (native) */
-    int chosen;       /* the chosen algorithm of its cell (ties: the first by name) */
+    int spec, nspecs;         /* the most-called spec (ties: the first by name) and how many specs ran */
+    size_t calls;             /* log lines: one per logging rank per call */
+    size_t whys[CS_WHY_LAST]; /* the calls per reason class */
+    size_t decided;           /* those whose algorithm collshim chose (not forced) */
+    double bytes;             /* the median size */
+    double total;             /* the sum of the measured times */
+    double median;            /* of the measured times */
+    double predicted;         /* the median of the predictions; < 0: none (native) */
+    int chosen;               /* the chosen algorithm of its cell (ties: the first by name) */
 } cs_row;
 
 typedef struct cs_table {
