@@ -1,22 +1,26 @@
 /*
  * collshim-report: what the decision logs of one or many ranks say, condensed.
  *
- * usage: collshim-report [--svg FILE] LOG...     (LOG "-": standard input)
+ * usage: collshim-report [--svg FILE] LOG...     (LOG "-": standard input; options anywhere)
  *
  * Reads the JSON call lines of logs written at COLLSHIM_LOG_LEVEL=calls (src/log/log.c; rank 0's
- * summary table and other text in them are skipped) and prints, per collective and communicator
- * size p (logs mix communicators), one line per size bin x algorithm: the calls, their total and
- * median time, the median prediction and its ratio to the median measured time. Bins are powers
- * of two, [2^k, 2^(k+1)) bytes. The algorithm chosen in a bin is the one collshim's selection
- * ran most often there (forced calls, experiments, count only where all were: tools/report/table.h);
- * a "faster:" line follows each bin where another algorithm measured a lower median. Window lines
- * of the extension API are reported the same way, per window n as well.
+ * summary, as a table or a JSON record, and other text in them are skipped) and prints, per
+ * collective and communicator size p (logs mix communicators), one line per size bin x
+ * algorithm: the calls, their total and median time, the median prediction and its ratio to the
+ * median measured time, and why the calls ran it (the class of the log's reasons:
+ * tools/report/why.h). Bins are powers of two, [2^k, 2^(k+1)) bytes. Reduce's root is reported
+ * apart from its other ranks. The algorithm chosen in a bin is the one collshim's selection ran
+ * most often there (forced calls, experiments, count only where all were: tools/report/table.h);
+ * a "faster:" line follows each bin where another algorithm measured a lower median, and a "far
+ * off:" line each row whose prediction is 3x or more from its median, in words. Window lines of
+ * the extension API are reported the same way, per window n as well.
  *
  * --svg FILE draws, for each collective and p, the median time against message size per
  * algorithm on log-log axes, with the model's predictions dashed and the chosen algorithm's
- * points ringed and joined (tools/report/svg.c).
+ * points ringed and joined, each with the letter of why it ran (tools/report/svg.c).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +32,16 @@
 
 typedef struct cs_counts {
     size_t files, calls, windows, other, bad;
+    size_t whys[CS_WHY_LAST]; /* the calls per reason class */
+    int roles;                /* some reduce lines name their rank and root */
+    /* The notes printed: "faster:", "far off:" each way, and those 30x faster or more. */
+    int faster, far_faster, far_slower, oversubscribed;
 } cs_counts;
+
+/* The widths of the variable columns. */
+typedef struct cs_widths {
+    int alg, why;
+} cs_widths;
 
 static const char *const cs_prog = "collshim-report";
 
@@ -36,8 +49,11 @@ static void cs_usage(FILE *f)
 {
     fprintf(f, "usage: collshim-report [--svg FILE] LOG...\n"
                "What collshim's logs (COLLSHIM_LOG_LEVEL=calls; one per rank, or several runs) say, per\n"
-               "collective, p, size bin and algorithm: the calls, their median times and the model's\n"
-               "prediction, and \"faster:\" where another algorithm measured faster than the one chosen.\n"
+               "collective, p, size bin and algorithm: the calls, their median times, the model's\n"
+               "prediction and why the calls ran what they ran; reduce's root apart from the other ranks;\n"
+               "\"faster:\" where another algorithm measured faster than the one chosen, \"far off:\" where\n"
+               "the model's prediction is 3x or more from the measured time. Options may come anywhere;\n"
+               "-- ends them.\n"
                "\n"
                "  LOG          a log file; - reads standard input\n"
                "  --svg FILE   also plot median time against message size, one panel per collective and p\n"
@@ -72,6 +88,8 @@ static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
             }
             n->calls++;
             n->windows += !strncmp(l.coll, "window", 6);
+            n->whys[l.why]++;
+            n->roles |= !strcmp(l.coll, "reduce") && l.rank >= 0 && l.root >= 0;
             break;
         }
     }
@@ -97,20 +115,27 @@ static void cs_print_header(const cs_counts *n)
            "# pred/meas: median predicted / median measured; - where the model prices nothing (native)\n"
            "# *: the algorithm chosen in the bin: the one collshim's selection ran most often (calls forced\n"
            "#    by the environment or the configuration count only in a bin where every call was forced)\n");
+    if (n->roles)
+        printf("# reduce: the root apart from the other ranks (the root waits for the whole reduction)\n");
+    printf("# why: what decided the calls, from the log's reasons (calls per class where they differ):\n");
+    for (int w = 0; w < CS_WHY_LAST; w++)
+        if (n->whys[w])
+            printf("#   %-12s %s\n", cs_why_word((cs_why)w), cs_why_meaning((cs_why)w));
 }
 
-/* "window n=4 p=8" or "allreduce p=8" */
+/* "window n=4 p=8", "allreduce p=8" or "reduce p=8 at the root" */
 static void cs_group_name(const cs_table *t, const cs_row *r, char *buf, size_t size)
 {
+    char n[24] = "";
     if (r->n)
-        snprintf(buf, size, "%s n=%d p=%d", cs_table_name(t, r->coll), r->n, r->p);
-    else
-        snprintf(buf, size, "%s p=%d", cs_table_name(t, r->coll), r->p);
+        snprintf(n, sizeof n, " n=%d", r->n);
+    snprintf(buf, size, "%s%s p=%d%s%s", cs_table_name(t, r->coll), n, r->p, r->role ? " " : "",
+             cs_role_words(r->role));
 }
 
-static void cs_print_row(const cs_table *t, const cs_row *r, int width)
+static void cs_print_row(const cs_table *t, const cs_row *r, const cs_widths *w)
 {
-    char bin[32], pred[16] = "-", ratio[16] = "-", more[24] = "";
+    char bin[32], pred[16] = "-", ratio[16] = "-", more[24] = "", why[160];
     cs_bin_label(r->bin, bin, sizeof bin);
     if (r->predicted >= 0) {
         snprintf(pred, sizeof pred, "%.3e", r->predicted);
@@ -118,16 +143,17 @@ static void cs_print_row(const cs_table *t, const cs_row *r, int width)
     }
     if (r->nspecs > 1)
         snprintf(more, sizeof more, " (+%d other%s)", r->nspecs - 1, r->nspecs > 2 ? "s" : "");
-    printf("%-11s %c %-*s %7zu %10.3e %10.3e %10s %9s  %s%s\n", bin, r->chosen ? '*' : ' ', width,
-           cs_table_name(t, r->alg), r->calls, r->total, r->median, pred, ratio, cs_table_name(t, r->spec), more);
+    cs_why_label(r->whys, why, sizeof why);
+    printf("%-11s %c %-*s %7zu %10.3e %10.3e %10s %9s  %-*s  %s%s\n", bin, r->chosen ? '*' : ' ', w->alg,
+           cs_table_name(t, r->alg), r->calls, r->total, r->median, pred, ratio, w->why, why, cs_table_name(t, r->spec),
+           more);
 }
 
-/* The "faster:" lines of a cell rows[0..n), the chosen row first. Returns how many. */
-static int cs_print_faster(const cs_table *t, const cs_row *rows, size_t n)
+/* The "faster:" lines of a cell rows[0..n), the chosen row first. */
+static void cs_print_faster(const cs_table *t, const cs_row *rows, size_t n, cs_counts *counts)
 {
     const cs_row *c = &rows[0];
-    char group[64], bin[32];
-    int notes = 0;
+    char group[96], bin[32];
     cs_group_name(t, c, group, sizeof group);
     cs_bin_label(c->bin, bin, sizeof bin);
     for (size_t i = 1; i < n; i++) {
@@ -136,69 +162,132 @@ static int cs_print_faster(const cs_table *t, const cs_row *rows, size_t n)
         printf("faster: %s %s: %s %.3e s is %.2fx the chosen %s's %.3e s (medians of %zu and %zu calls)\n", group, bin,
                cs_table_name(t, rows[i].alg), rows[i].median, rows[i].median / c->median, cs_table_name(t, c->alg),
                c->median, rows[i].calls, c->calls);
-        notes++;
+        counts->faster++;
     }
-    return notes;
 }
 
-/* One group (collective, n, p): rows[0..n). Returns its "faster:" notes. */
-static int cs_print_group(const cs_table *t, const cs_row *rows, size_t n, int width)
+/* The "far off:" lines of a cell rows[0..n): the rows whose prediction is CS_FAR_OFF times from
+ * their median or more, either way. */
+static void cs_print_far_off(const cs_table *t, const cs_row *rows, size_t n, cs_counts *counts)
 {
-    char group[64];
+    char group[96], bin[32], words[128];
+    cs_group_name(t, rows, group, sizeof group);
+    cs_bin_label(rows->bin, bin, sizeof bin);
+    for (size_t i = 0; i < n; i++) {
+        double factor;
+        const int dir = cs_far_off(rows[i].predicted, rows[i].median, &factor);
+        if (!dir)
+            continue;
+        cs_far_off_words(dir, factor, words, sizeof words);
+        printf("far off: %s %s: %s: %s\n", group, bin, cs_table_name(t, rows[i].alg), words);
+        counts->far_faster += dir < 0;
+        counts->far_slower += dir > 0;
+        counts->oversubscribed += dir < 0 && factor >= CS_FAR_OVERSUBSCRIBED;
+    }
+}
+
+/* One group (collective, n, p, role): rows[0..n). */
+static void cs_print_group(const cs_table *t, const cs_row *rows, size_t n, const cs_widths *w, cs_counts *counts)
+{
+    char group[96];
     size_t calls = 0;
-    int notes = 0;
     for (size_t i = 0; i < n; i++)
         calls += rows[i].calls;
     cs_group_name(t, rows, group, sizeof group);
     printf("\n== %s: %zu call%s\n", group, calls, calls == 1 ? "" : "s");
-    printf("%-11s   %-*s %7s %10s %10s %10s %9s  %s\n", "bytes", width, "alg", "calls", "total_s", "median_s", "pred_s",
-           "pred/meas", "spec (most calls)");
+    printf("%-11s   %-*s %7s %10s %10s %10s %9s  %-*s  %s\n", "bytes", w->alg, "alg", "calls", "total_s", "median_s",
+           "pred_s", "pred/meas", w->why, "why", "spec (most calls)");
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i; j < n && cs_row_same_cell(&rows[i], &rows[j]); j++)
-            cs_print_row(t, &rows[j], width);
-        notes += cs_print_faster(t, rows + i, j - i);
+            cs_print_row(t, &rows[j], w);
+        cs_print_faster(t, rows + i, j - i, counts);
+        cs_print_far_off(t, rows + i, j - i, counts);
     }
-    return notes;
 }
 
-static void cs_print_report(const cs_table *t, const cs_counts *counts)
+/* The reasons of class other, each with its calls, in the order met. */
+static void cs_print_other_reasons(const cs_table *t)
 {
-    int width = 3, notes = 0;
+    size_t *calls = calloc((size_t)t->nnames + 1, sizeof *calls);
+    if (!calls)
+        return;
+    for (size_t i = 0; i < t->ncalls; i++)
+        calls[t->calls[i].reason + 1]++; /* [0]: the calls of a known class */
+    printf("# reasons of class other (not known to this report):\n");
+    for (int i = 0; i < t->nnames; i++) {
+        const char *reason = cs_table_name(t, i), *s = calls[i + 1] == 1 ? "" : "s";
+        if (calls[i + 1] && *reason)
+            printf("#   %zu call%s: \"%s\"\n", calls[i + 1], s, reason);
+        else if (calls[i + 1])
+            printf("#   %zu call%s: none (the line has no \"reason\")\n", calls[i + 1], s);
+    }
+    free(calls);
+}
+
+static void cs_print_notes(const cs_table *t, const cs_counts *n)
+{
+    const int far = n->far_faster + n->far_slower;
+    if (n->faster)
+        printf("\n# %d bin%s where another algorithm measured faster than the chosen one\n", n->faster,
+               n->faster == 1 ? "" : "s");
+    else
+        printf("\n# no bin where another algorithm measured faster than the chosen one\n");
+    if (far) {
+        printf("# %d row%s where the model is far off (%gx or more either way): %d predicted faster, %d slower\n", far,
+               far == 1 ? "" : "s", CS_FAR_OFF, n->far_faster, n->far_slower);
+        if (n->oversubscribed)
+            printf("#   %d predicted %gx faster or more: more ranks than cores (oversubscribed), or a busy "
+                   "machine?\n",
+                   n->oversubscribed, CS_FAR_OVERSUBSCRIBED);
+        if (far > n->oversubscribed)
+            printf("#   is the model this machine's? collshim-calibrate measures it\n");
+    }
+    if (n->whys[CS_WHY_OTHER])
+        cs_print_other_reasons(t);
+}
+
+static void cs_print_report(const cs_table *t, cs_counts *counts)
+{
+    cs_widths w = {3, 3};
     for (size_t i = 0; i < t->nrows; i++) {
-        const int w = (int)strlen(cs_table_name(t, t->rows[i].alg));
-        width = w > width ? w : width;
+        char why[160];
+        const int a = (int)strlen(cs_table_name(t, t->rows[i].alg));
+        cs_why_label(t->rows[i].whys, why, sizeof why);
+        w.alg = a > w.alg ? a : w.alg;
+        w.why = (int)strlen(why) > w.why ? (int)strlen(why) : w.why;
     }
     cs_print_header(counts);
     for (size_t i = 0, j; i < t->nrows; i = j) {
         for (j = i + 1; j < t->nrows && cs_row_same_group(&t->rows[i], &t->rows[j]); j++)
             ;
-        notes += cs_print_group(t, t->rows + i, j - i, width);
+        cs_print_group(t, t->rows + i, j - i, &w, counts);
     }
-    if (notes)
-        printf("\n# %d bin%s where another algorithm measured faster than the chosen one\n", notes,
-               notes == 1 ? "" : "s");
-    else
-        printf("\n# no bin where another algorithm measured faster than the chosen one\n");
+    cs_print_notes(t, counts);
 }
 
 /* ---- main ------------------------------------------------------------------- */
 
-/* The options: *svg and the index of the first log. 0, 1 (help), or the exit status of an error
+/* The options, anywhere among the logs (getopt_long moves the logs to the end; "--" ends the
+ * options): *svg and the index of the first log. 0, 1 (help), or the exit status of an error
  * already reported. */
 static int cs_parse_args(int argc, char **argv, const char **svg, int *first)
 {
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return 1;
-        if (strcmp(argv[i], "--svg"))
-            return cs_tool_usage_error(cs_prog, "unknown option '%s'", argv[i]);
-        if (i + 1 == argc)
-            return cs_tool_usage_error(cs_prog, "--svg needs a value");
-        *svg = argv[++i];
+    static const struct option longs[] = {{"svg", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0}};
+    int opt;
+    opterr = 0; /* its messages name argv[0]; ours name the tool */
+    while ((opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        switch (opt) {
+        case 's': *svg = optarg; break;
+        case 'h': return 1;
+        case ':': return cs_tool_usage_error(cs_prog, "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt && strncmp(argv[optind - 1], "--", 2))
+                return cs_tool_usage_error(cs_prog, "unknown option '-%c'", optopt);
+            return cs_tool_usage_error(cs_prog, "unknown option '%s'", argv[optind - 1]);
+        }
     }
-    *first = i;
-    return i < argc ? 0 : cs_tool_usage_error(cs_prog, "no LOG given");
+    *first = optind;
+    return optind < argc ? 0 : cs_tool_usage_error(cs_prog, "no LOG given");
 }
 
 int main(int argc, char **argv)
@@ -214,8 +303,9 @@ int main(int argc, char **argv)
     for (int i = first; i < argc; i++)
         rc |= cs_read_log(argv[i], &t, &counts);
     if (rc == 0 && !counts.calls) {
-        fprintf(stderr, "%s: no call lines (a log at COLLSHIM_LOG_LEVEL=summary has only rank 0's "
-                        "table; use calls)\n",
+        fprintf(stderr,
+                "%s: no call lines (a log at COLLSHIM_LOG_LEVEL=summary has only rank 0's "
+                "summary; use calls)\n",
                 cs_prog);
         rc = -1;
     }

@@ -1,7 +1,7 @@
 /*
- * A reader for the one JSON shape collshim writes: a flat object per line whose values are
- * strings, numbers, true, false or null. Keys it does not use (rank, op, reason, plan, r, ...)
- * are skipped, so lines with more fields still read.
+ * A reader for the one JSON shape collshim writes: an object per line whose values are strings,
+ * numbers, true, false or null. Keys it does not use (op, plan, r, ...) are skipped, arrays and
+ * objects among them, so lines with more fields still read, and so do other records (a summary).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,7 +15,15 @@
 #include "logline.h"
 
 /* The fields a call line must have, as bits of the mask cs_logline_parse keeps. */
-enum { HAVE_COLL = 1, HAVE_ALG = 2, HAVE_P = 4, HAVE_BYTES = 8, HAVE_ELAPSED = 16 };
+enum {
+    HAVE_COLL = 1,
+    HAVE_ALG = 2,
+    HAVE_P = 4,
+    HAVE_BYTES = 8,
+    HAVE_ELAPSED = 16,
+    HAVE_COLL_KEY = 32,
+    HAVE_NOT_A_CALL = 64
+};
 
 static const char *cs_skip_space(const char *s)
 {
@@ -94,12 +102,23 @@ static int cs_set_string(char *dst, size_t size, const char *value, int quoted)
     return 0;
 }
 
-/* The reasons of a choice that was not collshim's to make: a forced algorithm or native
- * (src/select/select.c), a configured window method (src/shim/window.c). */
-static int cs_reason_forced(const char *reason)
+static int cs_parse_int(const char *text, int *out)
 {
-    return !strncmp(reason, "forced by ", 10) || !strncmp(reason, "native by the ", 14) ||
-           !strcmp(reason, "window.method");
+    char *end;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    if (!*text || *end || errno || v < INT_MIN || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* The keys that mark a record of another kind: rank 0's summary as JSON. */
+static int cs_not_a_call(const char *key, const char *value, int quoted)
+{
+    if (!strcmp(key, "summary"))
+        return 1;
+    return (!strcmp(key, "record") || !strcmp(key, "type")) && !(quoted && !strcmp(value, "call"));
 }
 
 /* Store one key's value into *out; *have gains the field's bit. 0, or -1 for a wrong type. */
@@ -120,6 +139,8 @@ static int cs_field_set(const char *key, const char *value, int quoted, cs_logli
     } else if (!strcmp(key, "n")) {
         rc = quoted || cs_parse_size(value, &v, INT_MAX) != 0 ? -1 : 0;
         out->n = (int)v;
+    } else if (!strcmp(key, "rank") || !strcmp(key, "root")) {
+        rc = quoted || cs_parse_int(value, key[1] == 'a' ? &out->rank : &out->root) != 0 ? -1 : 0;
     } else if (!strcmp(key, "bytes")) {
         rc = quoted ? -1 : cs_parse_size(value, &out->bytes, SIZE_MAX);
         bit = HAVE_BYTES;
@@ -128,46 +149,88 @@ static int cs_field_set(const char *key, const char *value, int quoted, cs_logli
         bit = HAVE_ELAPSED;
     } else if (!strcmp(key, "reason")) {
         rc = quoted ? 0 : -1;
-        out->forced = cs_reason_forced(value);
+        out->why = cs_why_of(value);
+        const size_t n = strnlen(value, sizeof out->reason - 1); /* cut: only class other shows it */
+        memcpy(out->reason, value, n);
+        out->reason[n] = '\0';
     } else if (!strcmp(key, "predicted_s")) {
         out->predicted = -1;
         rc = quoted ? -1 : strcmp(value, "null") ? cs_parse_double(value, &out->predicted) : 0;
+    } else if (cs_not_a_call(key, value, quoted)) {
+        bit = HAVE_NOT_A_CALL;
     }
-    *have |= rc == 0 ? bit : 0;
+    *have |= (rc == 0 ? bit : 0) | (!strcmp(key, "coll") ? HAVE_COLL_KEY : 0);
     return rc;
 }
 
+/* An array or object at *s skipped, *s past its end (a summary record's rows). 0, or -1 if it
+ * does not close on this line. */
+static int cs_json_skip_nested(const char **s)
+{
+    char scratch[8];
+    const char *c = *s;
+    for (int depth = 0; *c;) {
+        if (*c == '"') {
+            if (cs_json_string(&c, scratch, sizeof scratch) != 0)
+                return -1;
+            continue;
+        }
+        depth += (*c == '[' || *c == '{') - (*c == ']' || *c == '}');
+        c++;
+        if (depth == 0) {
+            *s = c;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* One value at *s into value: a string (*quoted), a literal, or "[...]" for an array or object. */
+static int cs_json_value(const char **s, char *value, size_t size, int *quoted)
+{
+    *quoted = **s == '"';
+    if (*quoted)
+        return cs_json_string(s, value, size);
+    if (**s == '[' || **s == '{') {
+        snprintf(value, size, "[...]");
+        return cs_json_skip_nested(s);
+    }
+    return cs_json_literal(s, value, size);
+}
+
 /* The pairs of the object after its '{': "key":value, ... up to the closing '}'. 0, or -1 with
- * what is wrong in why. */
-static int cs_parse_pairs(const char *s, cs_logline *out, int *have, char *why, size_t whysize)
+ * what is wrong in why. A value of the wrong type is reported in why (the first) and *bad set,
+ * and the reading goes on: the object may turn out not to be a call. */
+static int cs_parse_pairs(const char *s, cs_logline *out, int *have, int *bad, char *why, size_t whysize)
 {
     char key[32], value[256];
     s = cs_skip_space(s);
     while (*s != '}') {
         int quoted;
-        snprintf(why, whysize, "malformed JSON object");
         if (*s != '"' || cs_json_string(&s, key, sizeof key) != 0)
-            return -1;
+            goto malformed;
         s = cs_skip_space(s);
         if (*s != ':')
-            return -1;
+            goto malformed;
         s = cs_skip_space(s + 1);
-        quoted = *s == '"';
-        if ((quoted ? cs_json_string(&s, value, sizeof value) : cs_json_literal(&s, value, sizeof value)) != 0)
-            return -1;
-        if (cs_field_set(key, value, quoted, out, have) != 0) {
+        if (cs_json_value(&s, value, sizeof value, &quoted) != 0)
+            goto malformed;
+        if (cs_field_set(key, value, quoted, out, have) != 0 && !(*bad)++)
             snprintf(why, whysize, "\"%s\": unexpected value %s%s%s", key, quoted ? "\"" : "", value,
                      quoted ? "\"" : "");
-            return -1;
-        }
         s = cs_skip_space(s);
         if (*s == ',')
             s = cs_skip_space(s + 1);
         else if (*s != '}')
-            return -1;
+            goto malformed;
     }
+    if (!*cs_skip_space(s + 1))
+        return 0;
     snprintf(why, whysize, "text after the object");
-    return *cs_skip_space(s + 1) ? -1 : 0;
+    return -1;
+malformed:
+    snprintf(why, whysize, "malformed JSON object");
+    return -1;
 }
 
 cs_line_kind cs_logline_parse(const char *line, cs_logline *out, char *why, size_t whysize)
@@ -177,13 +240,19 @@ cs_line_kind cs_logline_parse(const char *line, cs_logline *out, char *why, size
         const char *name;
     } required[] = {
         {HAVE_COLL, "coll"}, {HAVE_ALG, "alg"}, {HAVE_P, "p"}, {HAVE_BYTES, "bytes"}, {HAVE_ELAPSED, "elapsed_s"}};
-    int have = 0;
+    int have = 0, bad = 0;
     const char *s = cs_skip_space(line);
     if (*s != '{')
         return CS_LINE_OTHER;
     memset(out, 0, sizeof *out);
     out->predicted = -1;
-    if (cs_parse_pairs(s + 1, out, &have, why, whysize) != 0)
+    out->rank = out->root = -1;
+    out->why = CS_WHY_OTHER;
+    if (cs_parse_pairs(s + 1, out, &have, &bad, why, whysize) != 0)
+        return CS_LINE_BAD;
+    if (!(have & HAVE_COLL_KEY) || (have & HAVE_NOT_A_CALL))
+        return CS_LINE_OTHER;
+    if (bad)
         return CS_LINE_BAD;
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!(have & required[i].bit)) {

@@ -1,13 +1,17 @@
 /*
  * One line of a collshim log read back (the writer is src/log/log.c; README.md, "The log"): the
  * call lines of the three collectives, and the window lines of the extension API ("coll":"window"
- * and "window_block", which carry the window n). Anything else a log may hold, rank 0's summary
- * table ("@" lines and its rows) or a program's own output when the log is stderr, is not a call.
+ * and "window_block", which carry the window n). Anything else a log may hold is not a call: rank 0's
+ * summary, as a table ("@" lines and its rows, in older logs) or as a JSON record (an object with
+ * no "coll", or with a "summary" key, or a "record" or "type" other than "call"), or a program's
+ * own output when the log is stderr.
  */
 #ifndef CS_LOGLINE_H
 #define CS_LOGLINE_H
 
 #include <stddef.h>
+
+#include "why.h"
 
 typedef struct cs_logline {
     char coll[32];    /* "alltoall", "allreduce", "reduce", "window", "window_block" */
@@ -17,7 +21,9 @@ typedef struct cs_logline {
     size_t bytes;     /* count x type size; alltoall: the block for one destination */
     double predicted; /* seconds; < 0 where the log says null (native, unpriced) */
     double elapsed;   /* seconds, measured on the logging rank */
-    int forced;       /* the reason says the environment or configuration forced the choice */
+    int rank, root;   /* the logging rank and the call's root; -1 where the line has none */
+    cs_why why;       /* the class of the line's reason */
+    char reason[96];  /* the reason as logged, cut to fit (for the reasons of class other) */
 } cs_logline;
 
 typedef enum cs_line_kind {

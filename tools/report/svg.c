@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "why.h"
 
 /* The picture: panels of PH pixels stacked in a column; in each, the plot area from (L, T) to
  * (W - R, PH - B) and the legend in the R pixels on its right. */
@@ -153,7 +154,8 @@ static void cs_panel_frame(const cs_panel *pn)
     cs_svg_puts(pn->f, cs_table_name(pn->t, r->coll));
     if (r->n)
         fprintf(pn->f, " n = %d", r->n);
-    fprintf(pn->f, ", p = %d: median time per call against message size</text>\n", r->p);
+    fprintf(pn->f, ", p = %d%s%s: median time per call against message size</text>\n", r->p, r->role ? ", " : "",
+            cs_role_words(r->role));
     cs_panel_xaxis(pn, !strcmp(cs_table_name(pn->t, r->coll), "alltoall"));
     cs_panel_yaxis(pn);
     fprintf(pn->f, "<rect x='%d' y='%.1f' width='%d' height='%d' fill='none' stroke='black'/>\n", L, pn->top + T,
@@ -206,6 +208,20 @@ static void cs_series_line(const cs_panel *pn, int alg, int predicted)
     cs_polyline(pn, alg, predicted, style);
 }
 
+/* A measured point, filled, with what it is as its title (shown on hover). */
+static void cs_point_measured(const cs_panel *pn, const cs_row *r)
+{
+    char bin[32], why[160], median[24];
+    cs_bin_label(r->bin, bin, sizeof bin);
+    cs_why_label(r->whys, why, sizeof why);
+    cs_time_label(r->median, median, sizeof median);
+    fprintf(pn->f, "<circle cx='%.1f' cy='%.1f' r='4.5' fill='%s'><title>", cs_px(pn, r->bytes), cs_py(pn, r->median),
+            cs_color(pn, r->alg));
+    cs_svg_puts(pn->f, cs_table_name(pn->t, r->alg));
+    fprintf(pn->f, " %s: %zu call%s, median %s; why: %s</title></circle>\n", bin, r->calls, r->calls == 1 ? "" : "s",
+            median, why);
+}
+
 /* One algorithm's points: predicted (hollow) or measured (filled). */
 static void cs_series_points(const cs_panel *pn, int alg, int predicted)
 {
@@ -217,20 +233,23 @@ static void cs_series_points(const cs_panel *pn, int alg, int predicted)
             fprintf(pn->f, "<circle cx='%.1f' cy='%.1f' r='3' fill='white' stroke='%s' stroke-width='1.5'/>\n",
                     cs_px(pn, r->bytes), cs_py(pn, r->predicted), cs_color(pn, alg));
         else
-            fprintf(pn->f, "<circle cx='%.1f' cy='%.1f' r='4.5' fill='%s'/>\n", cs_px(pn, r->bytes),
-                    cs_py(pn, r->median), cs_color(pn, alg));
+            cs_point_measured(pn, r);
     }
 }
 
-/* A ring around each chosen point. */
+/* A ring around each chosen point, and above the plot at its size the letter of why it ran. */
 static void cs_chosen_rings(const cs_panel *pn)
 {
-    for (size_t i = 0; i < pn->nrows; i++)
-        if (pn->rows[i].chosen && cs_drawn(&pn->rows[i]))
-            fprintf(pn->f,
-                    "<circle class='chosen' cx='%.1f' cy='%.1f' r='9' fill='none' stroke='black' "
-                    "stroke-width='2'/>\n",
-                    cs_px(pn, pn->rows[i].bytes), cs_py(pn, pn->rows[i].median));
+    for (size_t i = 0; i < pn->nrows; i++) {
+        const cs_row *r = &pn->rows[i];
+        if (!r->chosen || !cs_drawn(r))
+            continue;
+        fprintf(pn->f,
+                "<circle class='chosen' cx='%.1f' cy='%.1f' r='9' fill='none' stroke='black' stroke-width='2'/>\n"
+                "<text class='why' x='%.1f' y='%.1f' font-size='11' text-anchor='middle' fill='#333'>%c</text>\n",
+                cs_px(pn, r->bytes), cs_py(pn, r->median), cs_px(pn, r->bytes), pn->top + T - 6,
+                cs_why_letter(cs_why_main(r->whys)));
+    }
 }
 
 /* Is rows[i] the first of the panel for its algorithm? */
@@ -290,15 +309,65 @@ static double cs_panel_legend(const cs_panel *pn)
     return y + 44;
 }
 
-/* A note under the legend for what a log axis cannot show. */
+/* A note under the legend at *y, grey, in lines of at most 40 characters: cut after a ": "
+ * where there is one, else at the last space. */
+static void cs_panel_note(const cs_panel *pn, double *y, const char *text)
+{
+    while (*text) {
+        const char *colon = strstr(text, ": ");
+        size_t cut = strlen(text);
+        if (colon && colon - text < 40)
+            cut = (size_t)(colon - text) + 1;
+        else if (cut > 40)
+            for (cut = 40; cut > 1 && text[cut] != ' ';)
+                cut--;
+        char line[64];
+        snprintf(line, sizeof line, "%.*s", (int)cut, text);
+        fprintf(pn->f, "<text class='note' x='%d' y='%.1f' font-size='12' fill='#555'>", W - R + 20, *y);
+        cs_svg_puts(pn->f, line);
+        fprintf(pn->f, "</text>\n");
+        *y += 16;
+        for (text += cut; *text == ' ';)
+            text++;
+    }
+}
+
+/* Under the legend: what the letters over the chosen points mean, the worst prediction each way
+ * where the model is far off, and what a log axis cannot show. */
 static void cs_panel_notes(const cs_panel *pn, double y)
 {
-    size_t empty = 0;
-    for (size_t i = 0; i < pn->nrows; i++)
-        empty += pn->rows[i].bin == CS_BIN_EMPTY ? pn->rows[i].calls : 0;
-    if (empty)
-        fprintf(pn->f, "<text x='%d' y='%.1f' font-size='12' fill='#555'>%zu call%s of 0 bytes not drawn</text>\n",
-                W - R + 20, y, empty, empty == 1 ? "" : "s");
+    size_t empty = 0, whys[CS_WHY_LAST] = {0};
+    double worst[2] = {0, 0}; /* the factor predicted faster, slower */
+    char text[160];
+    for (size_t i = 0; i < pn->nrows; i++) {
+        const cs_row *r = &pn->rows[i];
+        double factor;
+        const int dir = cs_drawn(r) ? cs_far_off(r->predicted, r->median, &factor) : 0;
+        empty += r->bin == CS_BIN_EMPTY ? r->calls : 0;
+        whys[cs_why_main(r->whys)] += r->chosen && cs_drawn(r);
+        if (dir)
+            worst[dir > 0] = fmax(worst[dir > 0], factor);
+    }
+    size_t n = 0;
+    for (int w = 0; w < CS_WHY_LAST && n < sizeof text; w++)
+        if (whys[w])
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s%c=%s", n ? ", " : "", cs_why_letter((cs_why)w),
+                                  cs_why_word((cs_why)w));
+    if (n) { /* some chosen point drawn */
+        cs_panel_note(pn, &y, "why chosen (the letter above it)");
+        cs_panel_note(pn, &y, text);
+    }
+    for (int dir = 0; dir < 2; dir++)
+        if (worst[dir] > 0) {
+            y += 6;
+            cs_far_off_words(dir ? 1 : -1, worst[dir], text, sizeof text);
+            cs_panel_note(pn, &y, text);
+        }
+    if (empty) {
+        y += 6;
+        snprintf(text, sizeof text, "%zu call%s of 0 bytes not drawn", empty, empty == 1 ? "" : "s");
+        cs_panel_note(pn, &y, text);
+    }
 }
 
 /* Every algorithm's predictions (class prediction) or measurements (class series), a group each. */

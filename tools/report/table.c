@@ -86,10 +86,15 @@ int cs_table_add(cs_table *t, const cs_logline *l)
                  .bytes = l->bytes,
                  .predicted = l->predicted,
                  .elapsed = l->elapsed,
-                 .forced = l->forced};
+                 .why = l->why,
+                 .reason = -1};
+    if (!strcmp(l->coll, "reduce") && l->rank >= 0 && l->root >= 0)
+        c.role = l->rank == l->root ? CS_ROLE_ROOT : CS_ROLE_OTHERS;
     c.coll = cs_table_intern(t, l->coll, strlen(l->coll));
     c.alg = cs_table_intern(t, l->alg, strcspn(l->alg, ":"));
     c.spec = cs_table_intern(t, l->alg, strlen(l->alg));
+    if (l->why == CS_WHY_OTHER && (c.reason = cs_table_intern(t, l->reason, strlen(l->reason))) < 0)
+        return -1;
     if (c.coll < 0 || c.alg < 0 || c.spec < 0)
         return -1;
     cs_call *calls = cs_reserve(t->calls, &t->capcalls, t->ncalls, sizeof *calls);
@@ -111,13 +116,14 @@ static int cs_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Calls of one row next to each other: by collective, n, p, bin, algorithm (ids), spec. */
+/* Calls of one row next to each other: by collective, n, p, role, bin, algorithm (ids), spec. */
 static int cs_cmp_call(const void *a, const void *b)
 {
     const cs_call *x = a, *y = b;
     int c = cs_cmp_int(x->coll, y->coll);
     c = c ? c : cs_cmp_int(x->n, y->n);
     c = c ? c : cs_cmp_int(x->p, y->p);
+    c = c ? c : cs_cmp_int((int)x->role, (int)y->role);
     c = c ? c : cs_cmp_int(x->bin, y->bin);
     c = c ? c : cs_cmp_int(x->alg, y->alg);
     return c ? c : cs_cmp_int(x->spec, y->spec);
@@ -125,7 +131,8 @@ static int cs_cmp_call(const void *a, const void *b)
 
 static int cs_same_row(const cs_call *x, const cs_call *y)
 {
-    return x->coll == y->coll && x->n == y->n && x->p == y->p && x->bin == y->bin && x->alg == y->alg;
+    return x->coll == y->coll && x->n == y->n && x->p == y->p && x->role == y->role && x->bin == y->bin &&
+           x->alg == y->alg;
 }
 
 /* The median of v[0..n), n > 0; sorts v. */
@@ -155,11 +162,12 @@ static void cs_row_spec(const cs_table *t, const cs_call *c, size_t n, cs_row *r
 /* The row of calls c[0..n); tmp holds n doubles. */
 static cs_row cs_row_of(const cs_table *t, const cs_call *c, size_t n, double *tmp)
 {
-    cs_row row = {.coll = c->coll, .alg = c->alg, .n = c->n, .p = c->p, .bin = c->bin, .calls = n};
+    cs_row row = {.coll = c->coll, .alg = c->alg, .n = c->n, .p = c->p, .role = c->role, .bin = c->bin, .calls = n};
     size_t priced = 0;
     cs_row_spec(t, c, n, &row);
     for (size_t i = 0; i < n; i++) {
-        row.decided += !c[i].forced;
+        row.whys[c[i].why]++;
+        row.decided += c[i].why != CS_WHY_FORCED;
         row.total += c[i].elapsed;
         tmp[i] = c[i].elapsed;
     }
@@ -176,9 +184,14 @@ static cs_row cs_row_of(const cs_table *t, const cs_call *c, size_t n, double *t
 
 /* ---- rows ------------------------------------------------------------------- */
 
+const char *cs_role_words(cs_role role)
+{
+    return role == CS_ROLE_ROOT ? "at the root" : role == CS_ROLE_OTHERS ? "at the other ranks" : "";
+}
+
 int cs_row_same_group(const cs_row *a, const cs_row *b)
 {
-    return a->coll == b->coll && a->n == b->n && a->p == b->p;
+    return a->coll == b->coll && a->n == b->n && a->p == b->p && a->role == b->role;
 }
 
 int cs_row_same_cell(const cs_row *a, const cs_row *b)
@@ -227,6 +240,7 @@ static int cs_cmp_row(const void *a, const void *b, void *arg)
     c = c ? c : strcmp(names[x->coll], names[y->coll]);
     c = c ? c : cs_cmp_int(x->n, y->n);
     c = c ? c : cs_cmp_int(x->p, y->p);
+    c = c ? c : cs_cmp_int((int)x->role, (int)y->role);
     c = c ? c : cs_cmp_int(x->bin, y->bin);
     c = c ? c : cs_cmp_int(y->chosen, x->chosen);
     c = c ? c : cs_cmp_double(&x->median, &y->median);
