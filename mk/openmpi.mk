@@ -24,7 +24,17 @@ OMPI_TESTS := $(MPI_TEST_SRC:tests/mpi/%.c=$(OMPI_B)/tests/%) $(F_TEST_SRC:tests
 
 .PHONY: check-mpi-openmpi check-wrong-build
 
-all: $(OMPI_LIB)
+# The tools that run MPI (collshim-calibrate: it times the library's collectives) for Open MPI,
+# with its wrapper and the Open MPI build's objects: build/openmpi/collshim-calibrate, installed
+# as collshim-calibrate.openmpi. The others (report, hull, model) start no MPI: one build serves.
+# CAL_SRC (mk/calibrate.mk) and the main file in tools/, whatever files calibrate is made of.
+OMPI_TOOLS := $(if $(HAVE_OPENMPI),$(OMPI_B)/collshim-calibrate)
+
+all: $(OMPI_LIB) $(OMPI_TOOLS)
+
+$(OMPI_B)/collshim-calibrate: $(wildcard tools/collshim-calibrate.c) $(CAL_SRC) $(CAL_HDR) tools/cs_tool.h \
+                              $(CORE_SRC:%.c=$(OMPI_B)/obj/%.o)
+	$(MPICC_OPENMPI) $(ALLCFLAGS) -o $@ $(filter %.c %.o,$^) $(YAML_LIBS) -lm
 
 # Linked as the MPICH build is (the Makefile's cs_link_preload): no libmpi.so.40 needed, every
 # reference to it weak, so that in an MPICH program it resolves to nothing and steps aside.
