@@ -1,8 +1,8 @@
-# The Open MPI build (issue 21; docs/mpi-libraries.md): when $(MPICC_OPENMPI) exists, `make` also
-# builds build/openmpi/libcollshim.so from the same sources with Open MPI's wrapper (its objects
-# in build/openmpi/obj), with the Fortran entry points that only Open MPI needs
-# (src/shim/fortran.c: its Fortran bindings call PMPI_* directly). `make install` puts it in
-# $(PREFIX)/lib/openmpi/. `make check` runs the MPI tests under Open MPI (check-mpi-openmpi:
+# The Open MPI build (docs/mpi-libraries.md): when $(MPICC_OPENMPI) exists, `make` also builds
+# build/openmpi/libcollshim.so from the same sources with Open MPI's wrapper (its objects in
+# build/openmpi/obj), with the Fortran entry points that only Open MPI needs (src/shim/fortran.c:
+# its Fortran bindings call PMPI_* directly), and build/openmpi/collshim-calibrate. `make install`
+# (mk/install.mk) puts them in $(PREFIX)/lib/openmpi/ and $(PREFIX)/bin/collshim-calibrate.openmpi. `make check` runs the MPI tests under Open MPI (check-mpi-openmpi:
 # C and Fortran programs built with its wrappers, under its mpirun) and the wrong build both ways
 # (check-wrong-build: each library preloaded into the other's programs steps aside).
 #
