@@ -4,7 +4,8 @@
 # wrapper, and build/openmpi/libcollshim.so with Open MPI's when it is there (mk/openmpi.mk).
 # Each wrapper is named explicitly, never the plain mpicc that Debian's alternatives point at
 # whichever library was installed last. The tools, unit tests and test programs are built with
-# MPICH's, in build/.
+# MPICH's, in build/; collshim-calibrate, which times the library's collectives, also with Open
+# MPI's (build/openmpi/collshim-calibrate).
 
 MPICC_MPICH ?= mpicc.mpich
 MPICC   ?= $(MPICC_MPICH)
@@ -99,7 +100,7 @@ $(B)/obj/tests/unit/%.o: tests/unit/%.c
 $(B)/unit_tests: $(UNIT_OBJ) $(CORE_OBJ)
 	$(MPICC) -o $@ $^ $(CHECK_LIBS) $(YAML_LIBS) -lm
 
-# The test suite's UCX progress wrapper (docs/architecture.md, "Testing").
+# The test suite's UCX progress wrapper: MPICH's busy polling yields the core, for oversubscribed runs.
 $(YIELD): tests/mpi/yield/ucx_yield.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
@@ -154,18 +155,8 @@ check-full:
 demo: $(LIB) $(YIELD) $(EXAMPLES)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)
 
-install: $(LIB) $(OMPI_LIB) $(TOOLS)
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/share/collshim
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	$(if $(OMPI_LIB),install -d $(DESTDIR)$(PREFIX)/lib/openmpi)
-	$(if $(OMPI_LIB),install -m 755 $(OMPI_LIB) $(DESTDIR)$(PREFIX)/lib/openmpi/)
-	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/)
-	install -m 644 include/collshim.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(filter-out scripts/collshim-test-mpi scripts/collshim-demo,$(wildcard scripts/collshim-*)) \
-	    $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 collshim.yaml.example $(DESTDIR)$(PREFIX)/share/collshim/
-	cp -r config $(DESTDIR)$(PREFIX)/share/collshim/
+# make install and make check-install (mk/install.mk, which says what goes where): the builds first.
+install check-install: $(LIB) $(OMPI_LIB) $(TOOLS) $(OMPI_TOOLS)
 
 format:
 	clang-format -i $(CORE_SRC) $(SHIM_SRC) $(wildcard src/*.h src/*/*.h src/*/*/*.h) include/collshim.h

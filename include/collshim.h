@@ -18,6 +18,17 @@ extern "C" {
 #endif
 
 /*
+ * What both functions return, doing nothing else, when the libcollshim.so
+ * the program runs with is built for another MPI library than the
+ * program's (the MPICH build in an Open MPI program, or the reverse): that
+ * build cannot read the program's handles. Its one line on stderr names the
+ * build to link or preload instead (pkg-config collshim-mpich or
+ * collshim-openmpi). Not an MPI error code: comm's error handler is not
+ * called.
+ */
+#define COLLSHIM_ERR_WRONG_BUILD (-1)
+
+/*
  * Windowed reduction across ranks (simultaneous parallel reduction,
  * Szymanski, Maniatty and Sinharoy 1995). Collective over comm, an
  * intracommunicator of p processes; every rank passes the same count,

@@ -1,11 +1,22 @@
-# What `make install` adds to the Makefile's install rule: the manual pages (man/: the tools'
-# collshim-calibrate(1), collshim-report(1), collshim-hull(1), collshim-model(1) and the
-# collshim(7) overview) under $(PREFIX)/share/man, and $(PREFIX)/lib/pkgconfig/collshim.pc for
-# the extension API (collshim.pc.in with the prefix and include/collshim.h's version).
+# make install: collshim installed like a package under $(PREFIX) (DESTDIR for staging).
+#
+#   lib/libcollshim.so             the MPICH build (build/mpich/)
+#   lib/openmpi/libcollshim.so     the Open MPI build, when Open MPI is there (mk/openmpi.mk)
+#   lib/pkgconfig/                 collshim-mpich.pc, collshim-openmpi.pc, and collshim.pc (the
+#                                  MPICH one under its old name); their Libs carry an rpath
+#   bin/                           the tools: collshim-calibrate, -report, -hull, -model, built
+#                                  with MPICH; the tools that run MPI again for Open MPI, as
+#                                  TOOL.openmpi, and TOOL.mpich beside the plain name (Debian's
+#                                  mpirun.openmpi / mpirun.mpich)
+#   include/collshim.h             the extension API
+#   share/collshim/                collshim.yaml.example, config/ (the machine profiles),
+#                                  examples/ (the example programs' sources)
+#   share/man/                     collshim-*(1), collshim(7); TOOL.openmpi(1) and TOOL.mpich(1)
+#                                  link to TOOL(1)
+#
+# The developer scripts (scripts/) are not installed: they work in the source tree.
 # `make check-install` (a part of `make check`): tests/tools/check-install installs into a
-# temporary prefix, builds examples/moving_window.c with nothing but
-# `pkg-config --cflags --libs collshim` and $(MPICC), runs it under $(MPIEXEC) -n 2 with the
-# installed library, and renders every installed manual page with groff's warnings on.
+# temporary prefix and uses what it finds there from another directory.
 
 # A fragment is read before the Makefile's own rules: keep `make` building `all`.
 cs_install_default_goal := $(.DEFAULT_GOAL)
@@ -13,23 +24,46 @@ cs_install_default_goal := $(.DEFAULT_GOAL)
 MAN_PAGES  := $(sort $(wildcard man/*.1 man/*.7))
 CS_VERSION := $(shell sed -n 's/^\#define COLLSHIM_VERSION_MAJOR \([0-9]*\).*/\1/p' include/collshim.h).$(shell \
                 sed -n 's/^\#define COLLSHIM_VERSION_MINOR \([0-9]*\).*/\1/p' include/collshim.h)
+CS_PROFILES := $(sort $(wildcard config/*.yaml))
+CS_EXAMPLES := $(sort $(wildcard examples/*.c))
 
-.PHONY: install-docs check-install
+I := $(DESTDIR)$(PREFIX)
 
-install: install-docs
+# $(call cs_install_pc,NAME,LIBDIR,MPI,MPICC): lib/pkgconfig/NAME.pc from collshim.pc.in.
+cs_install_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CS_VERSION)|' -e 's|@NAME@|$(1)|g' \
+	-e 's|@LIBDIR@|$(2)|g' -e 's|@MPI@|$(3)|g' -e 's|@MPICC@|$(4)|g' collshim.pc.in >$(I)/lib/pkgconfig/$(1).pc
 
-install-docs: $(MAN_PAGES) collshim.pc.in include/collshim.h
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7 \
-	    $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man7/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CS_VERSION)|' collshim.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/collshim.pc
+.PHONY: install check-install
 
-# Built here first, so that the install below only copies (no second make building beside this one).
-check-install: $(LIB) $(TOOLS)
-	MAKE="$(MAKE)" MPICC="$(MPICC)" MPIEXEC="$(MPIEXEC)" PKG_CONFIG="$(PKG_CONFIG)" \
-	    CS_VERSION="$(CS_VERSION)" tests/tools/check-install
+# The prerequisites of both (the builds: OMPI_LIB and OMPI_TOOLS come from mk/openmpi.mk, read
+# after this fragment) are named in the Makefile. OMPI_* below are read when the recipe runs.
+install:
+	install -d $(I)/lib/pkgconfig $(I)/bin $(I)/include $(I)/share/collshim/config \
+	    $(I)/share/collshim/examples $(I)/share/man/man1 $(I)/share/man/man7
+	install -m 755 $(LIB) $(I)/lib/
+	install -m 755 $(TOOLS) $(I)/bin/
+	install -m 644 include/collshim.h $(I)/include/
+	install -m 644 collshim.yaml.example $(I)/share/collshim/
+	install -m 644 $(CS_PROFILES) $(I)/share/collshim/config/
+	install -m 644 $(CS_EXAMPLES) $(I)/share/collshim/examples/
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(I)/share/man/man1/
+	install -m 644 $(filter %.7,$(MAN_PAGES)) $(I)/share/man/man7/
+	$(call cs_install_pc,collshim-mpich,lib,MPICH,mpicc.mpich)
+	$(call cs_install_pc,collshim,lib,MPICH,mpicc.mpich)
+	$(if $(OMPI_LIB),install -d $(I)/lib/openmpi)
+	$(if $(OMPI_LIB),install -m 755 $(OMPI_LIB) $(I)/lib/openmpi/)
+	$(if $(OMPI_LIB),$(call cs_install_pc,collshim-openmpi,lib/openmpi,Open MPI,mpicc.openmpi))
+	for t in $(notdir $(OMPI_TOOLS)); do \
+	    install -m 755 $(OMPI_B)/$$t $(I)/bin/$$t.openmpi && ln -sf $$t $(I)/bin/$$t.mpich && \
+	    ln -sf $$t.1 $(I)/share/man/man1/$$t.openmpi.1 && ln -sf $$t.1 $(I)/share/man/man1/$$t.mpich.1 || exit 1; \
+	done
+
+# Built first (the Makefile), so that the install it runs only copies (no second make building
+# beside this one).
+check-install:
+	MAKE="$(MAKE)" MPICC="$(MPICC)" MPIEXEC="$(MPIEXEC)" MPICC_OPENMPI="$(if $(HAVE_OPENMPI),$(MPICC_OPENMPI))" \
+	    MPIEXEC_OPENMPI="$(MPIEXEC_OPENMPI)" PKG_CONFIG="$(PKG_CONFIG)" CS_VERSION="$(CS_VERSION)" \
+	    tests/tools/check-install
 
 CHECK_EXTRA += check-install
 

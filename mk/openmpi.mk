@@ -1,9 +1,10 @@
-# The Open MPI build (docs/mpi-libraries.md): when $(MPICC_OPENMPI) exists, `make` also
-# builds build/openmpi/libcollshim.so from the same sources with Open MPI's wrapper (its objects
-# in build/openmpi/obj), with the Fortran entry points that only Open MPI needs
-# (src/shim/fortran.c: its Fortran bindings call PMPI_* directly). `make install` puts it in
-# $(PREFIX)/lib/openmpi/. `make check` runs the MPI tests under Open MPI (check-mpi-openmpi:
-# C and Fortran programs built with its wrappers, under its mpirun) and the wrong build both ways
+# The Open MPI build (docs/mpi-libraries.md): when $(MPICC_OPENMPI) exists, `make` also builds
+# build/openmpi/libcollshim.so from the same sources with Open MPI's wrapper (its objects in
+# build/openmpi/obj), with the Fortran entry points that only Open MPI needs (src/shim/fortran.c:
+# its Fortran bindings call PMPI_* directly), and build/openmpi/collshim-calibrate. `make install`
+# (mk/install.mk) puts them in $(PREFIX)/lib/openmpi/ and $(PREFIX)/bin/collshim-calibrate.openmpi.
+# `make check` runs the MPI tests under Open MPI (check-mpi-openmpi: C and Fortran programs built
+# with its wrappers, under its mpirun) and the wrong build both ways
 # (check-wrong-build: each library preloaded into the other's programs steps aside).
 #
 # Variables: MPICC_OPENMPI (mpicc.openmpi), MPIF90_OPENMPI (mpif90.openmpi), MPIEXEC_OPENMPI
@@ -24,7 +25,17 @@ OMPI_TESTS := $(MPI_TEST_SRC:tests/mpi/%.c=$(OMPI_B)/tests/%) $(F_TEST_SRC:tests
 
 .PHONY: check-mpi-openmpi check-wrong-build
 
-all: $(OMPI_LIB)
+# The tools that run MPI (collshim-calibrate: it times the library's collectives) for Open MPI,
+# with its wrapper and the Open MPI build's objects: build/openmpi/collshim-calibrate, installed
+# as collshim-calibrate.openmpi. The others (report, hull, model) start no MPI: one build serves.
+# CAL_SRC (mk/calibrate.mk) and the main file in tools/, whatever files calibrate is made of.
+OMPI_TOOLS := $(if $(HAVE_OPENMPI),$(OMPI_B)/collshim-calibrate)
+
+all: $(OMPI_LIB) $(OMPI_TOOLS)
+
+$(OMPI_B)/collshim-calibrate: $(wildcard tools/collshim-calibrate.c) $(CAL_SRC) $(CAL_HDR) tools/cs_tool.h \
+                              $(CORE_SRC:%.c=$(OMPI_B)/obj/%.o)
+	$(MPICC_OPENMPI) $(ALLCFLAGS) -o $@ $(filter %.c %.o,$^) $(YAML_LIBS) -lm
 
 # Linked as the MPICH build is (the Makefile's cs_link_preload): no libmpi.so.40 needed, every
 # reference to it weak, so that in an MPICH program it resolves to nothing and steps aside.

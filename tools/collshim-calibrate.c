@@ -1125,6 +1125,7 @@ int main(int argc, char **argv)
     int qs[CAL_MAX_Q], nq, done = 0, rc = 0;
 
     MPI_Init(&argc, &argv);
+    cs_tool_check_launcher("collshim-calibrate");
     setvbuf(stdout, NULL, _IOLBF, 0); /* a line at a time: progress shows in a log, also where a run is cut */
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world);

@@ -38,4 +38,53 @@ static inline int cs_tool_usage_error(const char *tool, const char *fmt, ...)
     return CS_TOOL_EXIT_USAGE;
 }
 
+#if defined(MPI_VERSION) /* a tool that includes mpi.h first: one that runs MPI */
+#include <stdlib.h>
+
+/*
+ * Started by the other MPI library's launcher, every process of a tool is
+ * a singleton of its own library: MPI_COMM_WORLD of size 1, while the
+ * launcher's environment says how many it started (Open MPI's mpirun
+ * OMPI_COMM_WORLD_SIZE, MPICH's hydra PMI_SIZE). Then the launcher's rank 0
+ * says which launcher or build to use, in one line, and exits with
+ * CS_TOOL_EXIT_USAGE; the others exit 0 after it, so that the launcher
+ * (which ends the job at the first failed process) lets it speak and still
+ * fails. Call right after MPI_Init. A build for neither library (SimGrid's
+ * SMPI) never asks.
+ */
+static inline void cs_tool_check_launcher(const char *tool)
+{
+#if defined(OPEN_MPI) || defined(MPICH_VERSION)
+    /* the other launcher's variables, the libraries, and whom to start how */
+    typedef struct {
+        const char *size_var, *rank_var, *launcher_of, *built, *own_launcher, *other_suffix, *other_dir,
+            *other_launcher;
+    } cs_tool_launchers;
+#if defined(OPEN_MPI)
+    static const cs_tool_launchers w = {"PMI_SIZE",       "PMI_RANK", "MPICH", "Open MPI",
+                                        "mpirun.openmpi", "",         "",      "mpiexec.mpich"};
+#else
+    static const cs_tool_launchers w = {
+        "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "Open MPI", "MPICH", "mpiexec.mpich", ".openmpi", "openmpi/",
+        "mpirun.openmpi"};
+#endif
+    const char *size = getenv(w.size_var), *rank = getenv(w.rank_var);
+    int p = 0;
+    if (!size || atoi(size) < 2 || MPI_Comm_size(MPI_COMM_WORLD, &p) != MPI_SUCCESS || p != 1)
+        return;
+    const int speaks = !rank || atoi(rank) == 0;
+    if (speaks)
+        fprintf(stderr,
+                "%s: started by %s's launcher, which this %s build cannot join (%s processes of 1 rank each): "
+                "start it with %s, or start %s%s (in the source tree build/%s%s) with %s\n",
+                tool, w.launcher_of, w.built, size, w.own_launcher, tool, w.other_suffix, w.other_dir, tool,
+                w.other_launcher);
+    MPI_Finalize();
+    exit(speaks ? CS_TOOL_EXIT_USAGE : 0);
+#else
+    (void)tool;
+#endif
+}
+#endif
+
 #endif

@@ -7,7 +7,8 @@
  * Szymanski et al. 1995, §3.2, scalable case). After their own argument
  * checks both take the path of every collective (cs_call_go): select,
  * schedule cache, executor on the private duplicate, log. Errors go to the
- * user's communicator's error handler.
+ * user's communicator's error handler. The wrong build (src/shim/abi.c)
+ * returns COLLSHIM_ERR_WRONG_BUILD before it reads a handle.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "collshim.h"
 #include "log/log.h"
 #include "sched/inverse.h"
+#include "shim/abi.h"
 #include "shim/args.h"
 #include "shim/shim.h"
 
@@ -88,8 +90,13 @@ static cs_problem cs_window_problem(cs_coll coll, int p, size_t count, const cs_
 {
     int commutative = 0;
     PMPI_Op_commutative(op, &commutative);
-    return (cs_problem){.coll = coll, .p = p, .count = count, .elem = (size_t)t->extent,
-                        .bytes = count * (size_t)t->extent, .n = n, .r = r,
+    return (cs_problem){.coll = coll,
+                        .p = p,
+                        .count = count,
+                        .elem = (size_t)t->extent,
+                        .bytes = count * (size_t)t->extent,
+                        .n = n,
+                        .r = r,
                         .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u) |
                                  (commutative ? CS_PROB_COMMUTATIVE : 0u) |
                                  (cs_inverse_exists(op, type) ? CS_PROB_INVERSE : 0u)};
@@ -100,6 +107,8 @@ static cs_problem cs_window_problem(cs_coll coll, int p, size_t count, const cs_
 CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                      int n, int r, MPI_Comm comm)
 {
+    if (cs_abi_aside())
+        return COLLSHIM_ERR_WRONG_BUILD; /* no handle of the program's read */
     cs_context *ctx = NULL;
     cs_win_type t;
     cs_local l;
@@ -120,9 +129,15 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
     for (size_t done = 0; done < (size_t)count && rc == MPI_SUCCESS; done += most) {
         const size_t piece = (size_t)count - done < most ? (size_t)count - done : most;
         const cs_problem prob = cs_window_problem(CS_COLL_WINDOW, p, piece, &t, op, datatype, n, r, inplace);
-        const cs_call c = {.coll = CS_COLL_WINDOW, .sendbuf = inplace ? MPI_IN_PLACE : cs_addr(sendbuf, (ptrdiff_t)(done * x)),
-                           .recvbuf = cs_addr(recvbuf, (ptrdiff_t)(done * x)), .scount = (int)piece,
-                           .rcount = (int)piece, .stype = datatype, .rtype = datatype, .op = op, .comm = comm};
+        const cs_call c = {.coll = CS_COLL_WINDOW,
+                           .sendbuf = inplace ? MPI_IN_PLACE : cs_addr(sendbuf, (ptrdiff_t)(done * x)),
+                           .recvbuf = cs_addr(recvbuf, (ptrdiff_t)(done * x)),
+                           .scount = (int)piece,
+                           .rcount = (int)piece,
+                           .stype = datatype,
+                           .rtype = datatype,
+                           .op = op,
+                           .comm = comm};
         l.prob = prob;
         rc = cs_call_go(&c, ctx, &prob, &l); /* reports its own failures */
     }
@@ -232,6 +247,8 @@ static int cs_window_block_finish(const cs_call *c, const cs_alg *ran)
 CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                                            MPI_Op op, int n, int r, MPI_Comm comm)
 {
+    if (cs_abi_aside())
+        return COLLSHIM_ERR_WRONG_BUILD;
     cs_context *ctx = NULL;
     cs_win_type t;
     cs_local l;
@@ -254,13 +271,27 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
     if (!e)
         return cs_window_fail(comm, MPI_ERR_NO_MEM);
     memcpy(e + (size_t)left * x, cs_addr(sendbuf, (ptrdiff_t)t.true_lb), (size_t)count * x);
-    const cs_block_state b = {.t = &t, .e = e, .len = len, .left = (size_t)left, .count = (size_t)count,
-                              .n = n, .r = r, .out = cs_addr(recvbuf, (ptrdiff_t)t.true_lb)};
+    const cs_block_state b = {.t = &t,
+                              .e = e,
+                              .len = len,
+                              .left = (size_t)left,
+                              .count = (size_t)count,
+                              .n = n,
+                              .r = r,
+                              .out = cs_addr(recvbuf, (ptrdiff_t)t.true_lb)};
     const cs_problem prob = cs_window_problem(CS_COLL_WINDOW_BLOCK, p, (size_t)count, &t, op, datatype, n, r, 0);
     /* RECV is the extended slice: its data starts at e (true_lb added back by the executor's caller). */
-    const cs_call c = {.coll = CS_COLL_WINDOW_BLOCK, .sendbuf = sendbuf, .recvbuf = cs_addr(e, -(ptrdiff_t)t.true_lb),
-                       .scount = count, .rcount = count, .stype = datatype, .rtype = datatype, .op = op,
-                       .comm = comm, .finish = cs_window_block_finish, .state = (void *)&b};
+    const cs_call c = {.coll = CS_COLL_WINDOW_BLOCK,
+                       .sendbuf = sendbuf,
+                       .recvbuf = cs_addr(e, -(ptrdiff_t)t.true_lb),
+                       .scount = count,
+                       .rcount = count,
+                       .stype = datatype,
+                       .rtype = datatype,
+                       .op = op,
+                       .comm = comm,
+                       .finish = cs_window_block_finish,
+                       .state = (void *)&b};
     cs_window_local(&t, 0, &l);
     l.prob = prob;
     rc = cs_call_go(&c, ctx, &prob, &l); /* reports its own failures */
