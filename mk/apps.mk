@@ -1,6 +1,7 @@
 # make apps: real applications natively and under collshim (scripts/collshim-apps).
-# Not part of `make check`: it installs Debian packages (nwchem-mpich,
-# scalapack-mpi-test, lammps, lammps-examples) where missing and runs for minutes. NWChem and
+# Not part of `make check`: it needs nwchem-mpich, scalapack-mpi-test, lammps and lammps-examples
+# (`scripts/collshim-apps --install-deps` installs them; without it a missing application is named
+# and skipped) and runs for minutes. NWChem and
 # ScaLAPACK's xdlu/xdqr are MPICH programs (build/mpich/libcollshim.so), LAMMPS an Open MPI one
 # (build/openmpi/libcollshim.so). Writes bench/apps/results.txt; the runs stay in build/apps/.
 # APPS_REPS pairs (native, shim) per application and p, APPS_PROCS the process counts.
