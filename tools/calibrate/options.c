@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate/sizes.h"
 #include "calibrate/tool.h"
 #include "cs_tool.h"
 
@@ -30,7 +31,8 @@ void cal_usage(FILE *f)
                 "  --quick            4 message sizes, 5 repetitions: a minute, not a verdict\n"
                 "  --budget D         no new communicator size after D (90s, 20m, 1h); the cut is said\n"
                 "  --verify FILE      time what FILE makes collshim run against the library\n"
-                "  --sizes LIST       message sizes, increasing (bytes; K, M suffixes), e.g. 8,1K,64K (at most %d;\n"
+                "  --sizes LIST       message sizes, increasing (bytes; K, M, G: KiB, MiB, GiB), e.g. 8,1K,64K (at "
+                "most %d;\n"
                 "                     alltoall: per destination; reductions: from 8, doubles)\n"
                 "  --comm-sizes LIST  communicator sizes, increasing: the first q ranks of the world (at most %d)\n"
                 "  --alltoall-max B   time no alltoall that sends more than B bytes a rank (block x p; default 64M)\n"
@@ -147,25 +149,18 @@ static int parse_fraction(const char *s, double *v, double below)
     return end != s && !*end && *v >= 0 && *v < below;
 }
 
-/* An increasing list "8,1K,64K" (K, M: powers of 1024) in [lo, hi]; its length, or -1. */
+/* An increasing list "8,1K,64K" (sizes.h) in [lo, hi]; its length, or -1. */
 static int parse_list(const char *s, size_t *out, int max, size_t lo, size_t hi)
 {
-    int n = 0;
-    while (*s) {
-        char *end;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (end == s)
+    unsigned long long v[CAL_MAX_SIZES];
+    const char *bad;
+    const int n = cs_size_list(s, v, max < CAL_MAX_SIZES ? max : CAL_MAX_SIZES, &bad);
+    for (int i = 0; i < n; i++) {
+        if (v[i] < lo || v[i] > hi || (i && v[i] <= v[i - 1]))
             return -1;
-        if (*end == 'K' || *end == 'k')
-            v <<= 10, end++;
-        else if (*end == 'M' || *end == 'm')
-            v <<= 20, end++;
-        if (n == max || v < lo || v > hi || (n && v <= out[n - 1]) || (*end && *end != ','))
-            return -1;
-        out[n++] = (size_t)v;
-        s = *end ? end + 1 : end;
+        out[i] = (size_t)v[i];
     }
-    return n ? n : -1;
+    return n;
 }
 
 int cal_parse_opts(int argc, char **argv, cal_opts *o)
