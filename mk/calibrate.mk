@@ -14,8 +14,10 @@ CAL_HDR := $(wildcard tools/calibrate/*.h)
 $(B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
 
-# collshim-model reads its --bytes as calibrate does (calibrate/sizes.h).
-$(B)/collshim-model: tools/calibrate/sizes.h
+# collshim-model reads its --bytes as calibrate does (calibrate/sizes.h): the pattern's rule with
+# that header among its prerequisites, not its sources.
+$(B)/collshim-model: tools/collshim-model.c tools/calibrate/sizes.h $(CORE_OBJ)
+	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-model.c $(CORE_OBJ) $(YAML_LIBS) -lm
 
 $(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o
 # Its header dependencies (cs_rule, cs_params): without them a changed header leaves it stale.

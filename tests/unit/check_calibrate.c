@@ -638,6 +638,28 @@ START_TEST(test_write_defaults)
 }
 END_TEST
 
+/* Costs are written in the shortest decimal that reads back to the same double: 0.1, not
+ * 0.10000000000000001 (%.17g), and 17 digits only where fewer would not read back. */
+START_TEST(test_write_shortest)
+{
+    static cs_config cfg, back;
+    static char text[16384];
+    cs_config_defaults(&cfg);
+    cfg.model.margin = 0.1;
+    cfg.model.alpha = 1e-6;
+    cfg.model.gamma = 1.737036359573847e-07;
+    cfg.model.beta = 1.0 / 3e9;      /* 16 digits */
+    cfg.model.overhead = 0.1 + 0.2; /* 17 digits */
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert(memcmp(&cfg.model, &back.model, offsetof(cs_model, hulls)) == 0);
+    ck_assert_msg(strstr(text, "  margin: 0.1\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  alpha: 1e-06\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  gamma: 1.737036359573847e-07\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  beta: 3.333333333333333e-10\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  overhead: 0.30000000000000004\n"), "%s", text);
+}
+END_TEST
+
 /* Every key of the schema is in the written file (a rule-less section included): a key the
  * writer forgets would fall back to its default when a calibrated file is read back. */
 static void check_section_written(yaml_document_t *doc, yaml_node_t *map, const cs_section *sec,
@@ -712,6 +734,7 @@ Suite *make_calibrate_suite(void)
     tc = tcase_create("write");
     tcase_add_test(tc, test_write_round_trip);
     tcase_add_test(tc, test_write_defaults);
+    tcase_add_test(tc, test_write_shortest);
     tcase_add_test(tc, test_write_every_key);
     suite_add_tcase(s, tc);
     return s;
