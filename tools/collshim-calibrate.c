@@ -109,17 +109,43 @@ static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
     return fclose(f) != 0 || rc != 0 ? -1 : 0;
 }
 
+/* The library this process runs on, as MPI_Get_library_version names it (its first line in
+ * version); where that fails, the one whose mpi.h the tool was built with. */
+static cs_library library_running(char *version)
+{
+    int len;
+    if (PMPI_Get_library_version(version, &len) == MPI_SUCCESS) {
+        version[strcspn(version, "\n")] = '\0';
+        return cs_library_detect(version);
+    }
+#ifdef OPEN_MPI
+    strcpy(version, "Open MPI (its mpi.h)");
+    return CS_LIBRARY_OPENMPI;
+#else
+    strcpy(version, "MPICH (its mpi.h)");
+    return CS_LIBRARY_MPICH;
+#endif
+}
+
 /* The library priced (model.library): the file's (--verify), else COLLSHIM_LIBRARY's, else the
- * one running (the scale lab names SMPI's selector, which no version says). 0, or -1 with *err. */
+ * one running (the scale lab names SMPI's selector, which no version says); the one timed is
+ * always the one running, and a file priced for another is said to be. 0, or -1 with *err. */
 static int library_priced(cs_config *cfg, cs_config_error *err)
 {
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    if (cfg->model.library == CS_LIBRARY_AUTO && cs_config_env_apply_one(cfg, "COLLSHIM_LIBRARY", err) != 0)
+    const cs_library running = library_running(version);
+    const int from_file = cfg->model.library != CS_LIBRARY_AUTO;
+    if (!from_file && cs_config_env_apply_one(cfg, "COLLSHIM_LIBRARY", err) != 0)
         return -1;
     if (cfg->model.library == CS_LIBRARY_AUTO)
-        cfg->model.library =
-            PMPI_Get_library_version(version, &len) == MPI_SUCCESS ? (int)cs_library_detect(version) : CS_LIBRARY_MPICH;
+        cfg->model.library = running;
+    if (cal_rank == 0)
+        printf("# library timed: %s; priced as %s (model.library)\n", version, cs_library_name(cfg->model.library));
+    if (cal_rank == 0 && from_file &&
+        (cfg->model.library == CS_LIBRARY_MPICH || cfg->model.library == CS_LIBRARY_OPENMPI) &&
+        cfg->model.library != (int)running)
+        printf("# warning: the file prices %s, and this run is on %s: calibrate with the library the jobs use\n",
+               cs_library_name(cfg->model.library), cs_library_name(running));
     return 0;
 }
 
@@ -197,6 +223,8 @@ int main(int argc, char **argv)
                "%-9s %5s %8s  %-22s %10s  %6s %6s  %10s  %6s %6s  %10s %7s\n",
                o.target > 0 ? "N" : "1", "coll", "p", "bytes", "alg", "loop_s", "/nativ", "noise", "start_s", "/nativ",
                "noise", "predicted", "pred/st");
+    st.cells_planned = cal_cells_planned(&o, qs, nq);
+    st.t_cells = PMPI_Wtime();
     for (int i = 0; i < nq && rc == 0; i++) {
         int go = o.budget <= 0 || i == 0 || PMPI_Wtime() - t0 < o.budget;
         PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -217,7 +245,7 @@ int main(int argc, char **argv)
             printf("\n");
         }
         if (o.verify) {
-            printf("# verify: %d cells, %d slower than native beyond the noise\n", st.verify_cells, st.verify_slower);
+            cs_cal_verify_print(stdout, st.verify, st.nverify);
         } else {
             if (st.nerr > 0)
                 printf("# model error, median |predicted/measured - 1| over %d timings of ours: built-in model "
@@ -229,6 +257,8 @@ int main(int argc, char **argv)
                 rc = 1;
             else
                 printf("# wrote %s (%.0f s)\n", o.out, PMPI_Wtime() - t0);
+            if (rc == 0)
+                cal_print_summary(&st);
         }
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

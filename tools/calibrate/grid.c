@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calibrate/common_start.h"
+#include "calibrate/summary.h"
 #include "calibrate/tool.h"
 #include "sched/nodes.h"
 
@@ -134,6 +135,36 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     return n;
 }
 
+/*
+ * --verify's cell: what select decided under the file (rows[1]) against the library (rows[0]),
+ * with a verdict that follows the numbers (derive.h) and, where a rule decided, the rule as the
+ * shim's log names it: <coll>.rules[i] from 0, and FILE:LINE.
+ */
+static void verify_cell(cal_state *st, const cs_problem *prob, const cal_row *rows)
+{
+    const cal_opts *o = st->o;
+    const cs_cal_ratio r = cal_worse_ratio(&rows[1].path, &rows[0].path, o->reps, o->noise);
+    const int ours = rows[1].path.alg->build != NULL; /* else the library runs: no verdict to give */
+    const cs_cal_verdict v = ours ? cs_cal_verdict_of(r, o->noise) : CS_CAL_AS_FAST;
+    cs_cal_verify_cell cell = {
+        .coll = cs_coll_name(prob->coll), .p = prob->p, .bytes = prob->bytes, .ratio = r, .verdict = v};
+    char spec[128], why[sizeof cell.what + 32];
+    cs_alg_spec(rows[1].path.alg, &rows[1].path.params, spec, sizeof spec);
+    if (rows[1].d.rule)
+        snprintf(cell.what, sizeof cell.what, "%s (%s.rules[%d], %s:%d)", spec, cell.coll, rows[1].d.rule - 1,
+                 o->verify, rows[1].d.rule_line);
+    else
+        snprintf(cell.what, sizeof cell.what, "%s (%s)", spec, rows[1].d.reason);
+    if (st->nverify < NELEMS(st->verify))
+        st->verify[st->nverify++] = cell;
+    st->verify_slower += v == CS_CAL_SLOWER;
+    if (cal_rank == 0) {
+        snprintf(why, sizeof why, "%s: %s", ours ? cs_cal_verdict_name(v) : "the library", cell.what);
+        cal_print_row(prob, &rows[0], &rows[0], o->reps, "");
+        cal_print_row(prob, &rows[1], &rows[0], o->reps, why);
+    }
+}
+
 /* One cell: time it, record it, print it (rank 0). 0, or -1 on a wrong result. */
 static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, cs_coll coll, size_t bytes)
 {
@@ -160,21 +191,7 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         cal_record_error(st, coll, &rows[k]);
 
     if (o->verify) {
-        const cs_cal_ratio r = cal_worse_ratio(&rows[1].path, &rows[0].path, o->reps, o->noise);
-        const int slower = rows[1].path.alg->build && cs_cal_slower(r);
-        st->verify_cells++;
-        st->verify_slower += slower;
-        if (cal_rank == 0) {
-            char why[160];
-            if (rows[1].d.rule)
-                snprintf(why, sizeof why, "%s: rule %d (line %d)",
-                         slower ? "SLOWER than native beyond the noise" : "ok", rows[1].d.rule, rows[1].d.rule_line);
-            else
-                snprintf(why, sizeof why, "%s: %s", slower ? "SLOWER than native beyond the noise" : "ok",
-                         rows[1].d.reason);
-            cal_print_row(&prob, &rows[0], &rows[0], o->reps, "");
-            cal_print_row(&prob, &rows[1], &rows[0], o->reps, why);
-        }
+        verify_cell(st, &prob, rows);
         return 0;
     }
 
@@ -215,13 +232,14 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
         const char *why;
         const cs_alg *alg;
         const cs_choice choice = cs_cal_cell_choice(&cell, &alg, &why);
-        for (int k = 0; k < n; k++)
-            cal_print_row(&prob, &rows[k], &rows[0], o->reps,
-                          k == 0                    ? ""
-                          : k == best && k == model ? "best, model"
-                          : k == best               ? "best"
-                          : k == model              ? "model"
-                                                    : "");
+        /* "model" where select would run it; where the margin keeps the library, the model's pick is said so */
+        const char *model_mark = cell.model ? "model" : "model's pick (the margin keeps the library)";
+        char mark[96];
+        for (int k = 0; k < n; k++) {
+            snprintf(mark, sizeof mark, "%s%s%s", k > 0 && k == best ? "best" : "",
+                     k > 0 && k == best && k == model ? ", " : "", k > 0 && k == model ? model_mark : "");
+            cal_print_row(&prob, &rows[k], &rows[0], o->reps, mark);
+        }
         if (!o->fit) /* --fit writes no rules: no choice to say */
             printf("%-9s %5d %8zu  -> %s%s%s%s%s (%s)\n", cs_coll_name(coll), c->p, prob.bytes,
                    choice == CS_CHOICE_NATIVE ? "native"
@@ -232,6 +250,54 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
                    choice == CS_CHOICE_AUTO ? ": " : "", choice == CS_CHOICE_AUTO ? cell.model->name : "", why);
     }
     return 0;
+}
+
+/* The sizes of coll timed at communicator size q: into sizes[0..n), n returned (whose alltoall
+ * sends no more than --alltoall-max a rank; reductions of whole doubles). */
+static int cell_sizes(const cal_opts *o, cs_coll coll, int q, const size_t **out)
+{
+    static size_t kept[CAL_MAX_SIZES];
+    const int a2a = coll == CS_COLL_ALLTOALL;
+    const size_t *sizes = o->nsizes ? o->sizes
+                          : o->fit  ? (a2a ? a2a_fit : red_fit)
+                          : a2a     ? (o->quick ? a2a_quick : a2a_full)
+                                    : (o->quick ? red_quick : red_full);
+    const int nsizes = o->nsizes ? o->nsizes
+                       : o->fit  ? (a2a ? NELEMS(a2a_fit) : NELEMS(red_fit))
+                       : a2a     ? (o->quick ? NELEMS(a2a_quick) : NELEMS(a2a_full))
+                                 : (o->quick ? NELEMS(red_quick) : NELEMS(red_full));
+    int n = 0;
+    for (int i = 0; i < nsizes; i++)
+        if (a2a ? sizes[i] * (size_t)q <= o->a2a_max : sizes[i] >= sizeof(double))
+            kept[n++] = sizes[i];
+    *out = kept;
+    return n;
+}
+
+int cal_cells_planned(const cal_opts *o, const int *qs, int nq)
+{
+    const size_t *sizes;
+    int n = 0;
+    for (int i = 0; i < nq; i++)
+        for (int coll = 0; coll < CS_COLL_LAST; coll++)
+            n += o->colls & (1u << coll) ? cell_sizes(o, (cs_coll)coll, qs[i], &sizes) : 0;
+    return n;
+}
+
+/* Rank 0, on stderr: where the run is, and the time left at the pace of the cells timed so far
+ * (larger p and sizes take longer: an estimate, said so). */
+static void progress(const cal_state *st, cs_coll coll, int q, int first, int last)
+{
+    if (cal_rank != 0 || st->cells_done + 1 != first)
+        return;
+    const double spent = PMPI_Wtime() - st->t_cells;
+    char left[64] = "time left: after the first cell";
+    if (st->cells_done > 0) {
+        const double s = spent / st->cells_done * (st->cells_planned - st->cells_done);
+        snprintf(left, sizeof left, "about %.0f %s left", s < 120 ? s : s / 60, s < 120 ? "s" : "min");
+    }
+    fprintf(stderr, "collshim-calibrate: %s at p = %d, cells %d-%d of %d; %.0f s so far, %s\n", cs_coll_name(coll), q,
+            first, last, st->cells_planned, spent, left);
 }
 
 /* Every collective on the first q ranks of the world. */
@@ -257,22 +323,13 @@ int cal_measure_comm(cal_state *st, int q)
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
         if (!(st->o->colls & (1u << coll)))
             continue;
-        const int a2a = coll == CS_COLL_ALLTOALL;
-        const size_t *sizes = st->o->nsizes ? st->o->sizes
-                              : st->o->fit  ? (a2a ? a2a_fit : red_fit)
-                              : a2a         ? (st->o->quick ? a2a_quick : a2a_full)
-                                            : (st->o->quick ? red_quick : red_full);
-        const int nsizes = st->o->nsizes ? st->o->nsizes
-                           : st->o->fit  ? (a2a ? NELEMS(a2a_fit) : NELEMS(red_fit))
-                           : a2a         ? (st->o->quick ? NELEMS(a2a_quick) : NELEMS(a2a_full))
-                                         : (st->o->quick ? NELEMS(red_quick) : NELEMS(red_full));
-        if (cal_rank == 0) {
-            fprintf(stderr, "collshim-calibrate: %s at p = %d, %d sizes ...\n", cs_coll_name((cs_coll)coll), q, nsizes);
-            fflush(stdout);
+        const size_t *sizes;
+        const int nsizes = cell_sizes(st->o, (cs_coll)coll, q, &sizes), first = st->cells_done + 1;
+        for (int i = 0; i < nsizes && rc == 0; i++) {
+            progress(st, (cs_coll)coll, q, first, first + nsizes - 1);
+            rc = measure_cell(st, &c, &cache, (cs_coll)coll, sizes[i]);
+            st->cells_done++;
         }
-        for (int i = 0; i < nsizes && rc == 0; i++)
-            if (a2a ? sizes[i] * (size_t)q <= st->o->a2a_max : sizes[i] >= sizeof(double))
-                rc = measure_cell(st, &c, &cache, (cs_coll)coll, sizes[i]);
     }
     cs_scratch_free(&c.scratch);
     PMPI_Comm_free(&c.priv);

@@ -88,3 +88,18 @@ double cal_median_of(double *v, int n)
 {
     return n ? cs_cal_quantile(v, n, 0.5) : NAN;
 }
+
+/* The closing summary (summary.h): rules per collective, the expected gain, the model's error. */
+void cal_print_summary(cal_state *st)
+{
+    cs_cal_summary s = {.ncoll = 0, .nerr = st->nerr, .file = st->o->out, .fit_only = st->o->fit};
+    for (int c = 0; c < CS_COLL_LAST; c++)
+        if (st->o->colls & (1u << c))
+            s.coll[s.ncoll++] = (cs_cal_coll_summary){cs_coll_name((cs_coll)c), st->cfg.coll[c].rules,
+                                                      st->cfg.coll[c].nrules, st->cells[c], st->ncells[c]};
+    if (st->nerr > 0) {
+        s.err_fitted = cal_median_of(st->err_fit, st->nerr);
+        s.err_builtin = cal_median_of(st->err_default, st->nerr);
+    }
+    cs_cal_summary_print(stdout, &s);
+}

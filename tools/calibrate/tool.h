@@ -9,6 +9,7 @@
 
 #include "calibrate/derive.h"
 #include "calibrate/measure.h"
+#include "calibrate/summary.h"
 #include "config/config.h"
 #include "select/select.h"
 
@@ -63,7 +64,10 @@ typedef struct cal_state {
     int ncells[CS_COLL_LAST];
     double err_fit[4096], err_default[4096];
     int nerr;
-    int verify_cells, verify_slower;
+    cs_cal_verify_cell verify[CS_COLL_LAST * CAL_MAX_CELLS]; /* --verify's cells */
+    int nverify, verify_slower;
+    int cells_planned, cells_done; /* for the progress line */
+    double t_cells;                /* when the first cell began */
     cal_err errs[48];
     int nerrs;
 } cal_state;
@@ -89,6 +93,8 @@ int cal_fit_model(const cal_opts *o, cs_model *m);
 /* ---- grid.c */
 
 int cal_comm_sizes(int p, int *q);
+/* The cells a run over communicator sizes qs[0..nq) times. */
+int cal_cells_planned(const cal_opts *o, const int *qs, int nq);
 /* Every collective on the first q ranks of the world. */
 int cal_measure_comm(cal_state *st, int q);
 
@@ -101,5 +107,6 @@ void cal_print_row(const cs_problem *prob, const cal_row *r, const cal_row *nati
 void cal_record_error(cal_state *st, cs_coll coll, const cal_row *r);
 void cal_print_errors(cal_state *st);
 double cal_median_of(double *v, int n);
+void cal_print_summary(cal_state *st);
 
 #endif
