@@ -1,14 +1,15 @@
 /*
  * collshim-calibrate: measure this machine and write collshim's configuration for it.
  *
- *   mpiexec -n P collshim-calibrate [--rules] [-o machine.yaml] [--quick | --budget 20m]
+ *   mpiexec.mpich -n P collshim-calibrate [--rules] [-o machine.yaml] [--quick | --budget 20m]
  *                                   [--sizes LIST] [--comm-sizes LIST] [--alltoall-max BYTES]
  *                                   [--reps N] [--noise F] [--target SECONDS] [--colls LIST]
  *                                   [--skip LIST]
- *   mpiexec -n P collshim-calibrate --fit [-o machine.yaml] [...]
- *   mpiexec -n P collshim-calibrate --verify machine.yaml [--quick] [...]
+ *   mpiexec.mpich -n P collshim-calibrate --fit [-o machine.yaml] [...]
+ *   mpiexec.mpich -n P collshim-calibrate --verify machine.yaml [--quick] [...]
  *
- * Run it with the launcher, the nodes and the ranks per node of the real jobs. It
+ * (mpirun.openmpi for Open MPI's build: it times the library it runs on and writes it as
+ * model.library.) Run it with the launcher, the nodes and the ranks per node of the real jobs. It
  *
  * 1. fits the model: alpha and beta by least squares over ping-pong times of 0 B to
  *    4 MiB (relative errors, model/fit.h; R^2 and residuals printed), between two

@@ -9,6 +9,13 @@
 #include "calibrate/tool.h"
 #include "cs_tool.h"
 
+/* The launcher of the library this build runs on. */
+#ifdef OPEN_MPI
+#define CAL_LAUNCHER "mpirun.openmpi"
+#else
+#define CAL_LAUNCHER "mpiexec.mpich"
+#endif
+
 const char *cal_bad_option, *cal_bad_value, *cal_bad_combination;
 
 void cal_usage(FILE *f)
@@ -18,7 +25,7 @@ void cal_usage(FILE *f)
                 "usage: collshim-calibrate [--rules] [-o FILE] [--quick | --budget DURATION] [options]\n"
                 "       collshim-calibrate --fit [-o FILE] [options]\n"
                 "       collshim-calibrate --verify FILE [--quick] [options]\n"
-                "Run under mpiexec with 2 or more ranks, placed as the real jobs are: measures the machine\n"
+                "Run under " CAL_LAUNCHER " with 2 or more ranks, placed as the real jobs are: measures the machine\n"
                 "and writes collshim's configuration for it: the fitted model, and (--rules) rules per\n"
                 "communicator size and message size.\n"
                 "\n"
@@ -250,5 +257,5 @@ void cal_usage_error(int asked)
     else if (cal_rank == 0 && asked != 0)
         cs_tool_usage_error("collshim-calibrate", "%s: bad value '%s'", cal_bad_option, cal_bad_value);
     else if (cal_rank == 0)
-        cs_tool_usage_error("collshim-calibrate", "needs at least 2 ranks (mpiexec -n 2 or more)");
+        cs_tool_usage_error("collshim-calibrate", "needs at least 2 ranks (" CAL_LAUNCHER " -n 2 or more)");
 }
