@@ -102,4 +102,9 @@ void cal_print_summary(cal_state *st)
         s.err_builtin = cal_median_of(st->err_default, st->nerr);
     }
     cs_cal_summary_print(stdout, &s);
+    if (s.nerr > 0 && s.err_fitted > s.err_builtin) /* where a log of stdout alone would hide it */
+        fprintf(stderr,
+                "collshim-calibrate: warning: the fitted model errs more than the built-in one (%.0f%% against "
+                "%.0f%%): see the summary\n",
+                100 * s.err_fitted, 100 * s.err_builtin);
 }
