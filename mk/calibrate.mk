@@ -14,16 +14,21 @@ CAL_HDR := $(wildcard tools/calibrate/*.h)
 $(B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
 
-$(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o
-# Its header dependencies (cs_rule, cs_params): without them a changed header leaves it stale.
--include $(B)/obj/tools/calibrate/derive.d
+# collshim-model reads its --bytes as calibrate does (calibrate/sizes.h): the pattern's rule with
+# that header among its prerequisites, not its sources.
+$(B)/collshim-model: tools/collshim-model.c tools/calibrate/sizes.h $(CORE_OBJ)
+	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-model.c $(CORE_OBJ) $(YAML_LIBS) -lm
+
+$(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o $(B)/obj/tools/calibrate/summary.o
+# Their header dependencies (cs_rule, cs_params): without them a changed header leaves them stale.
+-include $(B)/obj/tools/calibrate/derive.d $(B)/obj/tools/calibrate/summary.d
 
 ifdef ASAN_B
 $(ASAN_B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(ASAN_CORE_OBJ)
 	$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -lm
 
-$(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o
--include $(ASAN_B)/obj/tools/calibrate/derive.d
+$(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o $(ASAN_B)/obj/tools/calibrate/summary.o
+-include $(ASAN_B)/obj/tools/calibrate/derive.d $(ASAN_B)/obj/tools/calibrate/summary.d
 endif
 
 .PHONY: check-calibrate

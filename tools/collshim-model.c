@@ -34,6 +34,7 @@
 #include "coll/coll.h"
 #include "coll/window/window.h"
 #include "config/config.h"
+#include "calibrate/sizes.h"
 #include "cs_tool.h"
 #include "select/library.h"
 #include "model/protocols.h"
@@ -57,7 +58,8 @@ static void cs_usage(FILE *f)
                "  --beta S         seconds per byte sent\n"
                "  --gamma S        seconds per byte combined\n"
                "  --rho S          seconds per byte copied\n"
-               "  --bytes LIST     message sizes, e.g. 8,65536 (default 8 B to 2 MiB, every factor 8)\n"
+               "  --bytes LIST     message sizes in bytes, e.g. 8,4K,1M (K, M, G: KiB, MiB, GiB, powers of 1024;\n"
+               "                   default 8 B to 2 MiB, every factor 8)\n"
                "  --window N:R     price collshim_window_reduce's methods for window N, offset R instead\n"
                "  --table1         Table 1 of Rabenseifner and Traeff 2004, in multiples of alpha\n"
                "  --spr-table1     Table 1 of Szymanski, Maniatty and Sinharoy 1995 (factorization steps)\n"
@@ -129,15 +131,21 @@ static double cs_cost_arg(const char *name, const char *arg)
     return v;
 }
 
+/* --bytes's list (calibrate/sizes.h); exits 2 on an item that is not a size. */
 static int cs_parse_sizes(const char *arg, size_t *out, int max)
 {
-    int n = 0;
-    char *end;
-    for (const char *at = arg; *at && n < max; at = *end ? end + 1 : end) {
-        out[n++] = (size_t)strtoull(at, &end, 10);
-        if (end == at)
-            return -1;
-    }
+    unsigned long long v[64];
+    const char *bad;
+    const int n = cs_size_list(arg, v, max < 64 ? max : 64, &bad);
+    unsigned long long one;
+    if (n < 0 && cs_size_list(bad, &one, 1, &bad) == 1) /* a size past the max */
+        exit(cs_tool_usage_error(cs_prog, "--bytes: at most %d sizes, got '%s'", max, arg));
+    if (n < 0)
+        exit(cs_tool_usage_error(cs_prog,
+                                 "--bytes: '%.*s' is not a size (bytes, or with K, M or G for KiB, MiB, GiB), in '%s'",
+                                 (int)strcspn(bad, ","), bad, arg));
+    for (int i = 0; i < n; i++)
+        out[i] = (size_t)v[i];
     return n;
 }
 
@@ -169,7 +177,11 @@ static void cs_print_model(int p, const cs_model *model, const size_t *sizes, in
     printf("%12s  %-13s %12s   %-13s %12s %s\n", "bytes", "paper", "seconds", "collshim", "seconds", "parameters");
     for (int i = 0; i < nsizes; i++) {
         const double m = (double)sizes[i];
-        const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = sizes[i], .elem = 1, .bytes = sizes[i],
+        const cs_problem prob = {.coll = CS_COLL_ALLREDUCE,
+                                 .p = p,
+                                 .count = sizes[i],
+                                 .elem = 1,
+                                 .bytes = sizes[i],
                                  .flags = CS_PROB_CONTIG};
         char ours[8][128];
         const int nours = cs_ours(model, &prob, ours, 8);
@@ -273,7 +285,10 @@ static int cs_print_library(const char *coll_name, int p, const cs_model *model,
     for (int i = 0; i < nsizes; i++) {
         const int a2a = coll == CS_COLL_ALLTOALL;
         const size_t elem = a2a || sizes[i] % 8 ? 1 : 8;
-        const cs_problem prob = {.coll = (cs_coll)coll, .p = p, .count = sizes[i] / elem, .elem = elem,
+        const cs_problem prob = {.coll = (cs_coll)coll,
+                                 .p = p,
+                                 .count = sizes[i] / elem,
+                                 .elem = elem,
                                  .bytes = sizes[i],
                                  .flags = CS_PROB_COMMUTATIVE | CS_PROB_EXACT * (elem == 1) | CS_PROB_CONTIG};
         const char *name;
@@ -298,7 +313,12 @@ static int cs_print_domain(const char *spec, int maxp)
         return cs_tool_usage_error(cs_prog, "--domain %s: %s", spec, why);
     }
     for (int p = 2; p <= maxp; p++) {
-        const cs_problem prob = {.coll = (cs_coll)coll, .p = p, .count = 1, .elem = 1, .bytes = 1, .n = 1,
+        const cs_problem prob = {.coll = (cs_coll)coll,
+                                 .p = p,
+                                 .count = 1,
+                                 .elem = 1,
+                                 .bytes = 1,
+                                 .n = 1,
                                  .flags = CS_PROB_COMMUTATIVE | CS_PROB_EXACT | CS_PROB_CONTIG | CS_PROB_INVERSE};
         if (!cs_select_restriction(alg, &prob))
             printf("%d ", p);
@@ -309,13 +329,14 @@ static int cs_print_domain(const char *spec, int maxp)
 
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {{"config", required_argument, 0, 'c'}, {"alpha", required_argument, 0, 'a'},
-                                          {"beta", required_argument, 0, 'b'},   {"gamma", required_argument, 0, 'g'},
-                                          {"rho", required_argument, 0, 'r'},    {"bytes", required_argument, 0, 'm'},
-                                          {"table1", no_argument, 0, 't'},       {"help", no_argument, 0, 'h'},
-                                          {"window", required_argument, 0, 'w'}, {"spr-table1", no_argument, 0, 'T'},
-                                          {"spr-plan", required_argument, 0, 'P'}, {"domain", required_argument, 0, 'D'},
-                                          {"library", required_argument, 0, 'L'}, {0, 0, 0, 0}};
+    static const struct option longs[] = {
+        {"config", required_argument, 0, 'c'},   {"alpha", required_argument, 0, 'a'},
+        {"beta", required_argument, 0, 'b'},     {"gamma", required_argument, 0, 'g'},
+        {"rho", required_argument, 0, 'r'},      {"bytes", required_argument, 0, 'm'},
+        {"table1", no_argument, 0, 't'},         {"help", no_argument, 0, 'h'},
+        {"window", required_argument, 0, 'w'},   {"spr-table1", no_argument, 0, 'T'},
+        {"spr-plan", required_argument, 0, 'P'}, {"domain", required_argument, 0, 'D'},
+        {"library", required_argument, 0, 'L'},  {0, 0, 0, 0}};
     cs_config cfg;
     cs_config_error err;
     size_t sizes[64] = {8, 64, 512, 4096, 32768, 262144, 2097152};
@@ -346,12 +367,7 @@ int main(int argc, char **argv)
         case 'b': cfg.model.beta = cs_cost_arg("beta", optarg); break;
         case 'g': cfg.model.gamma = cs_cost_arg("gamma", optarg); break;
         case 'r': cfg.model.rho = cs_cost_arg("rho", optarg); break;
-        case 'm':
-            if ((nsizes = cs_parse_sizes(optarg, sizes, 64)) <= 0) {
-                return cs_tool_usage_error(cs_prog, "--bytes must be a list of sizes such as 8,65536, got '%s'",
-                                           optarg);
-            }
-            break;
+        case 'm': nsizes = cs_parse_sizes(optarg, sizes, 64); break;
         case 't': cs_print_table1(); return 0;
         case 'T': return cs_print_spr_table1();
         case 'P': return cs_print_spr_plan(optarg);

@@ -2,13 +2,23 @@
  * A configuration written as YAML that cs_config_load reads back into the
  * same values: collshim-calibrate's output, and what a user can start from.
  * Every key of collshim.yaml.example is written (the defaults too, so the
- * file says everything it means), costs with 17 significant digits so that
- * they round-trip exactly.
+ * file says everything it means), costs in the shortest decimal that reads
+ * back exactly (0.1, not 0.10000000000000001).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "config/config.h"
+
+/* v in the fewest significant digits (15 to 17) that strtod reads back to v. */
+static const char *cs_write_double(char buf[32], double v)
+{
+    for (int digits = 15; digits <= 17; digits++)
+        if (snprintf(buf, 32, "%.*g", digits, v) > 0 && strtod(buf, NULL) == v)
+            break;
+    return buf;
+}
 
 static void cs_write_size(FILE *f, size_t v)
 {
@@ -90,14 +100,17 @@ int cs_config_write(FILE *f, const cs_config *cfg)
     const cs_coll_config *win = &cfg->coll[CS_COLL_WINDOW];
 
     const cs_model *mo = &cfg->model;
-    fprintf(f, "model:\n  alpha: %.17g\n  beta: %.17g\n  rho: %.17g\n  gamma: %.17g\n  overhead: %.17g\n", mo->alpha,
-            mo->beta, mo->rho, mo->gamma, mo->overhead);
+    char d[7][32];
+    fprintf(f, "model:\n  alpha: %s\n  beta: %s\n  rho: %s\n  gamma: %s\n  overhead: %s\n",
+            cs_write_double(d[0], mo->alpha), cs_write_double(d[1], mo->beta), cs_write_double(d[2], mo->rho),
+            cs_write_double(d[3], mo->gamma), cs_write_double(d[4], mo->overhead));
     if (mo->node_levels)
-        fprintf(f, "  alpha_node: %.17g\n  beta_node: %.17g\n", mo->alpha_node, mo->beta_node);
-    fprintf(f, "  beta_link: %.17g\n", mo->beta_link);
+        fprintf(f, "  alpha_node: %s\n  beta_node: %s\n", cs_write_double(d[5], mo->alpha_node),
+                cs_write_double(d[6], mo->beta_node));
+    fprintf(f, "  beta_link: %s\n", cs_write_double(d[0], mo->beta_link));
     fprintf(f, "  ranks_per_node: %d\n", mo->ranks_per_node);
     fprintf(f, "  rendezvous_from: %zu\n", mo->rendezvous_from);
-    fprintf(f, "  margin: %.17g\n", mo->margin);
+    fprintf(f, "  margin: %s\n", cs_write_double(d[0], mo->margin));
     fprintf(f, "  library: %s\n", cs_library_name(mo->library));
     for (int c = 0; c < CS_COLL_LAST; c++)
         cs_write_coll(f, (cs_coll)c, &cfg->coll[c]);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "calibrate/derive.h"
+#include "calibrate/summary.h"
 #include "config/config.h"
 #include "config/config_internal.h"
 #include "config/config_yaml.h"
@@ -382,12 +383,43 @@ START_TEST(test_cell_choice)
         {cell(3, 8, E, G, 1.03, 1.04), CS_CHOICE_NATIVE, NULL},
         {cell(3, 8, E, G, 0.97, 1.04), CS_CHOICE_FORCED, E},    /* the model's, near the best, not below native */
         {cell(3, 8, NULL, NULL, 1, 1), CS_CHOICE_NATIVE, NULL}, /* none of ours ran */
+        {cell(3, 8, E, NULL, 0.7, 1.0), CS_CHOICE_FORCED, E},   /* the model's pick, but select keeps the library */
     };
     for (int i = 0; i < NELEMS(cases); i++) {
         ck_assert_int_eq(cs_cal_cell_choice(&cases[i].c, &alg, &why), cases[i].want);
         ck_assert_ptr_eq(alg, cases[i].alg);
         ck_assert(why && *why);
     }
+    /* The words follow the numbers: a model's choice that measured as fast as the best of ours did
+     * not lose (it lost to the library, or the margin kept the library). */
+    cs_cal_cell_choice(&cases[6].c, &alg, &why);
+    ck_assert_msg(!strstr(why, "lost") && strstr(why, "no faster than the library"), "%s", why);
+    cs_cal_cell_choice(&cases[8].c, &alg, &why);
+    ck_assert_msg(!strstr(why, "lost") && strstr(why, "model.margin"), "%s", why);
+    cs_cal_cell_choice(&cases[2].c, &alg, &why);
+    ck_assert_msg(strstr(why, "the model's choice measured slower than the best of ours"), "%s", why);
+    ck_assert(fabs(cs_cal_cell_gain(&cases[0].c) - 0.7) < 1e-12); /* auto: the model's measured ratio */
+    ck_assert(fabs(cs_cal_cell_gain(&cases[2].c) - 0.7) < 1e-12); /* forced: the best's */
+    ck_assert(cs_cal_cell_gain(&cases[3].c) == 1.0);              /* the library */
+}
+END_TEST
+
+/* A verdict follows its numbers: 1.62 +- 18.7 is inconclusive, not ok; 1.62 +- 0.05 slower. */
+START_TEST(test_verdict)
+{
+    const struct {
+        double median, noise;
+        cs_cal_verdict want;
+    } cases[] = {
+        {1.62, 18.7, CS_CAL_NOISY}, {1.62, 0.05, CS_CAL_SLOWER}, {1.01, 0.03, CS_CAL_AS_FAST},
+        {0.8, 0.05, CS_CAL_FASTER}, {0.9, 0.2, CS_CAL_NOISY},    {1.04, 0.05, CS_CAL_AS_FAST},
+    };
+    for (int i = 0; i < NELEMS(cases); i++) {
+        const cs_cal_ratio r = {.median = cases[i].median, .noise = cases[i].noise};
+        ck_assert_int_eq(cs_cal_verdict_of(r, 0.05), cases[i].want);
+    }
+    ck_assert_str_eq(cs_cal_verdict_name(CS_CAL_NOISY), "inconclusive (noisy)");
+    ck_assert_str_eq(cs_cal_verdict_name(CS_CAL_SLOWER), "slower");
 }
 END_TEST
 
@@ -530,6 +562,76 @@ START_TEST(test_rules_limit)
 }
 END_TEST
 
+/* The closing summary: rules per collective with the forced algorithms named, the expected gain
+ * (1 where the library is kept), the model's error against the built-in one, and a plain warning
+ * naming the file where the fit errs more; --verify names every slower and inconclusive cell. */
+static char *print_to_text(void (*print)(FILE *, const void *), const void *arg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    print(f, arg);
+    fclose(f);
+    return text;
+}
+
+static void print_summary(FILE *f, const void *s)
+{
+    cs_cal_summary_print(f, s);
+}
+
+static void print_verify(FILE *f, const void *cells)
+{
+    cs_cal_verify_print(f, cells, 3);
+}
+
+START_TEST(test_summary)
+{
+    const cs_alg *E = &cs_allreduce_elimination, *G = &cs_allreduce_ring;
+    const cs_cal_cell cells[] = {cell(2, 8, E, E, 0.5, 1.0), cell(2, 1024, G, E, 0.8, 1.2),
+                                 cell(2, 65536, E, E, 1.2, 1.0)};
+    cs_rule rules[3];
+    int cut;
+    const int nrules = cs_cal_rules(cells, 3, rules, 3, &cut);
+    cs_cal_summary s = {.ncoll = 1, .nerr = 40, .err_fitted = 2.45, .err_builtin = 0.98, .file = "m.yaml"};
+    s.coll[0] = (cs_cal_coll_summary){"allreduce", rules, nrules, cells, 3};
+    char *text = print_to_text(print_summary, &s);
+    ck_assert_msg(strstr(text, "#   allreduce 3 rules: 1 native, 1 auto, 1 forced (ring)\n"), "%s", text);
+    /* (0.5 * 0.8 * 1)^(1/3) over the three; ours in two, (0.5 * 0.8)^(1/2) there */
+    ck_assert_msg(strstr(text, "expected gain: 0.74 of the library's time over its 3 cells (geometric mean); "
+                               "ours runs in 2, at 0.63 there; best 0.50 at p = 2, 8 B"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "model error: fitted 245%, built-in 98%"), "%s", text);
+    ck_assert_msg(strstr(text, "# warning: the fitted model errs more than the built-in one (245% against 98%)"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "m.yaml holds the fitted model and the measured rules"), "%s", text);
+    free(text);
+    s.err_fitted = 0.38; /* nearer than the built-in model: no warning */
+    text = print_to_text(print_summary, &s);
+    ck_assert_msg(strstr(text, "model error: fitted 38%, built-in 98%") && !strstr(text, "warning"), "%s", text);
+    free(text);
+
+    cs_cal_verify_cell v[3] = {{.coll = "allreduce", .p = 2, .bytes = 8, .ratio = {1.62, 18.7}},
+                               {.coll = "reduce", .p = 4, .bytes = 16384, .ratio = {1.3, 0.05}},
+                               {.coll = "alltoall", .p = 2, .bytes = 8, .ratio = {0.9, 0.05}}};
+    for (int i = 0; i < 3; i++) {
+        v[i].verdict = cs_cal_verdict_of(v[i].ratio, 0.05);
+        snprintf(v[i].what, sizeof v[i].what, "alg%d (rules[%d])", i, i);
+    }
+    text = print_to_text(print_verify, v);
+    ck_assert_msg(strstr(text, "# verify: 3 cells, 1 slower than native beyond the noise; 1 faster, 0 as fast, "
+                               "1 inconclusive (noisy)\n"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "#   slower: reduce at p = 4, 16 KiB: alg1 (rules[1]): 1.30 ± 0.05 of the library's"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "#   inconclusive: allreduce at p = 2, 8 B: alg0 (rules[0]): 1.62 ± 18.70"), "%s",
+                  text);
+    ck_assert(!strstr(text, "alg2"));
+    free(text);
+}
+END_TEST
+
 /* ---- the written configuration -------------------------------------------- */
 
 static int load_written(const cs_config *cfg, cs_config *back, char *text, size_t size)
@@ -638,6 +740,28 @@ START_TEST(test_write_defaults)
 }
 END_TEST
 
+/* Costs are written in the shortest decimal that reads back to the same double: 0.1, not
+ * 0.10000000000000001 (%.17g), and 17 digits only where fewer would not read back. */
+START_TEST(test_write_shortest)
+{
+    static cs_config cfg, back;
+    static char text[16384];
+    cs_config_defaults(&cfg);
+    cfg.model.margin = 0.1;
+    cfg.model.alpha = 1e-6;
+    cfg.model.gamma = 1.737036359573847e-07;
+    cfg.model.beta = 1.0 / 3e9;      /* 16 digits */
+    cfg.model.overhead = 0.1 + 0.2; /* 17 digits */
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert(memcmp(&cfg.model, &back.model, offsetof(cs_model, hulls)) == 0);
+    ck_assert_msg(strstr(text, "  margin: 0.1\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  alpha: 1e-06\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  gamma: 1.737036359573847e-07\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  beta: 3.333333333333333e-10\n"), "%s", text);
+    ck_assert_msg(strstr(text, "  overhead: 0.30000000000000004\n"), "%s", text);
+}
+END_TEST
+
 /* Every key of the schema is in the written file (a rule-less section included): a key the
  * writer forgets would fall back to its default when a calibrated file is read back. */
 static void check_section_written(yaml_document_t *doc, yaml_node_t *map, const cs_section *sec,
@@ -704,6 +828,8 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_ratio_noise);
     tcase_add_test(tc, test_ratio_worse);
     tcase_add_test(tc, test_cell_choice);
+    tcase_add_test(tc, test_verdict);
+    tcase_add_test(tc, test_summary);
     tcase_add_test(tc, test_rules_bands_and_p);
     tcase_add_test(tc, test_rules_limit);
     tcase_add_test(tc, test_rules_measured_params);
@@ -712,6 +838,7 @@ Suite *make_calibrate_suite(void)
     tc = tcase_create("write");
     tcase_add_test(tc, test_write_round_trip);
     tcase_add_test(tc, test_write_defaults);
+    tcase_add_test(tc, test_write_shortest);
     tcase_add_test(tc, test_write_every_key);
     suite_add_tcase(s, tc);
     return s;

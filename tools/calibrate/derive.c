@@ -110,8 +110,40 @@ cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const 
         return CS_CHOICE_AUTO;
     }
     *alg = cell->best;
-    *why = "the model's choice lost to the measured best";
+    if (!cell->model) /* the best may be the model's own pick: it did not lose, the margin kept the library */
+        *why = "ours measured faster where the model keeps the library (model.margin)";
+    else if (cs_cal_slower(cell->model_best))
+        *why = cell->model == cell->best ? "the model's parameters for it measured slower than these"
+                                         : "the model's choice measured slower than the best of ours";
+    else
+        *why = "the model's choice measured no faster than the library, the best of ours faster";
     return CS_CHOICE_FORCED;
+}
+
+double cs_cal_cell_gain(const cs_cal_cell *cell)
+{
+    const char *why;
+    const cs_alg *alg;
+    switch (cs_cal_cell_choice(cell, &alg, &why)) {
+    case CS_CHOICE_AUTO: return cell->model_native.median;
+    case CS_CHOICE_FORCED: return cell->best_native.median;
+    default: return 1.0;
+    }
+}
+
+cs_cal_verdict cs_cal_verdict_of(cs_cal_ratio r, double floor)
+{
+    if (cs_cal_faster(r))
+        return CS_CAL_FASTER;
+    if (cs_cal_slower(r))
+        return CS_CAL_SLOWER;
+    return fabs(r.median - 1.0) <= floor ? CS_CAL_AS_FAST : CS_CAL_NOISY;
+}
+
+const char *cs_cal_verdict_name(cs_cal_verdict v)
+{
+    static const char *const names[] = {"faster", "as fast", "slower", "inconclusive (noisy)"};
+    return names[v];
 }
 
 typedef struct cs_cal_band {

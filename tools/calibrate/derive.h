@@ -24,6 +24,16 @@ static inline int cs_cal_slower(cs_cal_ratio r)
     return r.median > 1.0 + r.noise;
 }
 
+/*
+ * What a ratio a / b says, in words that follow its numbers: faster or slower
+ * beyond the noise; within it, as fast where the median itself is within
+ * floor (the least difference that counts) of 1, else inconclusive: the
+ * spread covers 1 (1.62 +- 18.7 is neither ok nor slower).
+ */
+typedef enum cs_cal_verdict { CS_CAL_FASTER, CS_CAL_AS_FAST, CS_CAL_SLOWER, CS_CAL_NOISY } cs_cal_verdict;
+cs_cal_verdict cs_cal_verdict_of(cs_cal_ratio r, double floor);
+const char *cs_cal_verdict_name(cs_cal_verdict v);
+
 /* The median and noise of ratios[0..n) (sorted in place); floor: the least noise. */
 cs_cal_ratio cs_cal_ratio_of(double *ratios, int n, double floor);
 
@@ -84,7 +94,7 @@ typedef struct cs_cal_cell {
     size_t bytes;
     const cs_alg *best;       /* the fastest of ours measured; NULL: none ran */
     const char *best_given;   /* its parameters if they were given (cs_alg.measured: "r=8"), else NULL */
-    const cs_alg *model;      /* the model's choice among ours; NULL: none */
+    const cs_alg *model;      /* the model's choice among ours; NULL: none, or select keeps the library */
     cs_cal_ratio best_native; /* t_best / t_native */
     cs_cal_ratio model_best;  /* t_model / t_best */
     cs_cal_ratio model_native;
@@ -96,8 +106,14 @@ typedef struct cs_cal_cell {
  *           noise or within it (unsure: the library), or none of ours ran;
  *   auto    the model's choice measured as fast as the best of ours, within
  *           the noise, and faster than the library: the model decides;
- *   forced  the measured best of ours, where the model's choice lost. */
+ *   forced  the measured best of ours, where the model's choice measured
+ *           slower than it or no faster than the library, or where the
+ *           model keeps the library (cell->model NULL) and ours is faster. */
 cs_choice cs_cal_cell_choice(const cs_cal_cell *cell, const cs_alg **alg, const char **why);
+
+/* The time of the cell's choice over the library's, as measured (the worse
+ * of the two timings): 1 where the choice is the library. */
+double cs_cal_cell_gain(const cs_cal_cell *cell);
 
 /*
  * The rules for cells[0..n) of one collective, sorted by p then bytes: per
