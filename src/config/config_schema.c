@@ -14,31 +14,18 @@
 
 /* ---- mappings ------------------------------------------------------------- */
 
-static int cs_set_section(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                          const char *path)
+static int cs_set_section(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     return cs_yaml_mapping(y, value, key->sub, (char *)obj + key->off, path);
 }
 
-static int cs_set_coll_section(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                               const char *path)
+static int cs_set_coll_section(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     y->coll = key->coll;
     return cs_set_section(y, key, value, obj, path);
 }
 
 /* ---- setters ------------------------------------------------------------ */
-
-/* The scalar of a key through one of the shared parsers; errors at the value. */
-#define CS_YAML_PARSE(y, value, path, expected, call)                                              \
-    do {                                                                                           \
-        char why[CS_WHY_LEN];                                                                      \
-        const char *s = cs_yaml_scalar(y, value, path, expected);                                  \
-        if (!s)                                                                                    \
-            return -1;                                                                             \
-        if ((call) != 0)                                                                           \
-            return cs_yaml_fail_at(y, (value)->start_mark, "%s: %s", path, why);                   \
-    } while (0)
 
 /*
  * No machine has costs near this (a start-up of 30 years), in seconds or in
@@ -49,18 +36,15 @@ static int cs_set_coll_section(cs_yaml *y, const cs_key *key, yaml_node_t *value
 #define CS_COST_MAX 1e9
 #define CS_RANKS_PER_NODE_MAX (1 << 30)
 
-static int cs_set_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                       const char *path)
+static int cs_set_cost(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     double v;
 
     CS_YAML_PARSE(y, value, path, "a number", cs_cfg_parse_number(s, &v, why, sizeof why));
     if (v < 0)
-        return cs_yaml_fail_at(y, value->start_mark, "%s: must be >= 0, got %s", path,
-                               cs_yaml_str(value));
+        return cs_yaml_fail_at(y, value->start_mark, "%s: must be >= 0, got %s", path, cs_yaml_str(value));
     if (v > CS_COST_MAX)
-        return cs_yaml_fail_at(y, value->start_mark, "%s: must be at most 1e9, got %s", path,
-                               cs_yaml_str(value));
+        return cs_yaml_fail_at(y, value->start_mark, "%s: must be at most 1e9, got %s", path, cs_yaml_str(value));
     *(double *)((char *)obj + key->off) = v;
     return 0;
 }
@@ -108,8 +92,7 @@ static int cs_set_library(cs_yaml *y, const cs_key *key, yaml_node_t *value, voi
     return 0;
 }
 
-static int cs_set_bool(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                       const char *path)
+static int cs_set_bool(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     int *field = (int *)((char *)obj + key->off);
 
@@ -117,28 +100,23 @@ static int cs_set_bool(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *
     return 0;
 }
 
-static int cs_set_level(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                        const char *path)
+static int cs_set_level(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     cs_config *cfg = obj;
 
-    CS_YAML_PARSE(y, value, path, "a log level",
-                  cs_cfg_parse_level(s, &cfg->log_level, why, sizeof why));
+    CS_YAML_PARSE(y, value, path, "a log level", cs_cfg_parse_level(s, &cfg->log_level, why, sizeof why));
     return 0;
 }
 
-static int cs_set_log_file(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                           const char *path)
+static int cs_set_log_file(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     cs_config *cfg = obj;
 
-    CS_YAML_PARSE(y, value, path, "stderr or a path",
-                  cs_cfg_parse_log_file(s, cfg->log_file, why, sizeof why));
+    CS_YAML_PARSE(y, value, path, "stderr or a path", cs_cfg_parse_log_file(s, cfg->log_file, why, sizeof why));
     return 0;
 }
 
-static int cs_set_algorithm(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                            const char *path)
+static int cs_set_algorithm(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     cs_coll_config *cc = obj;
 
@@ -148,22 +126,21 @@ static int cs_set_algorithm(cs_yaml *y, const cs_key *key, yaml_node_t *value, v
     return 0;
 }
 
-static int cs_yaml_size(cs_yaml *y, yaml_node_t *node, const char *path, int allow_inf, size_t *out)
+int cs_yaml_size(cs_yaml *y, yaml_node_t *node, const char *path, int allow_inf, size_t *out)
 {
     CS_YAML_PARSE(y, node, path, "a size", cs_cfg_parse_size(s, allow_inf, out, why, sizeof why));
     return 0;
 }
 
 /* One "[lo, hi]" item of a native list. */
-static int cs_yaml_range(cs_yaml *y, yaml_node_t *item, const char *path, cs_range *r)
+int cs_yaml_range(cs_yaml *y, yaml_node_t *item, const char *path, cs_range *r)
 {
     char child[CS_PATH_LEN];
     yaml_node_item_t *items = item->data.sequence.items.start;
 
     if (item->type != YAML_SEQUENCE_NODE || item->data.sequence.items.top - items != 2)
         return cs_yaml_fail_at(y, item->start_mark, "%s: expected a range [lo, hi], got %s", path,
-                               item->type == YAML_SEQUENCE_NODE ? "a list of another length"
-                                                                : cs_yaml_kind(item));
+                               item->type == YAML_SEQUENCE_NODE ? "a list of another length" : cs_yaml_kind(item));
     cs_path_index(child, path, 0);
     if (cs_yaml_size(y, cs_yaml_node(y, items[0]), child, 0, &r->lo) != 0)
         return -1;
@@ -171,8 +148,7 @@ static int cs_yaml_range(cs_yaml *y, yaml_node_t *item, const char *path, cs_ran
     if (cs_yaml_size(y, cs_yaml_node(y, items[1]), child, 1, &r->hi) != 0)
         return -1;
     if (r->lo > r->hi)
-        return cs_yaml_fail_at(y, item->start_mark, "%s: empty range, lo %zu > hi %zu", path, r->lo,
-                               r->hi);
+        return cs_yaml_fail_at(y, item->start_mark, "%s: empty range, lo %zu > hi %zu", path, r->lo, r->hi);
     return 0;
 }
 
@@ -199,113 +175,29 @@ static int cs_ranges_normalize(cs_range *r, int n)
     return out;
 }
 
-static int cs_set_native(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                         const char *path)
+static int cs_set_native(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     cs_coll_config *cc = obj;
     cs_range ranges[CS_MAX_RANGES];
     int n = 0;
 
     if (!cs_yaml_is_null(value) && value->type != YAML_SEQUENCE_NODE)
-        return cs_yaml_fail_at(y, value->start_mark,
-                               "%s: expected a list of [lo, hi] ranges, got %s", path,
+        return cs_yaml_fail_at(y, value->start_mark, "%s: expected a list of [lo, hi] ranges, got %s", path,
                                cs_yaml_kind(value));
     if (value->type == YAML_SEQUENCE_NODE) {
-        for (yaml_node_item_t *it = value->data.sequence.items.start;
-             it < value->data.sequence.items.top; it++, n++) {
+        for (yaml_node_item_t *it = value->data.sequence.items.start; it < value->data.sequence.items.top; it++, n++) {
             yaml_node_t *item = cs_yaml_node(y, *it);
             char child[CS_PATH_LEN];
 
             cs_path_index(child, path, (size_t)n);
             if (n == CS_MAX_RANGES)
-                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d ranges", path,
-                                       CS_MAX_RANGES);
+                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d ranges", path, CS_MAX_RANGES);
             if (cs_yaml_range(y, item, child, &ranges[n]) != 0)
                 return -1;
         }
     }
     cc->nnative = cs_ranges_normalize(ranges, n);
     memcpy(cc->native, ranges, (size_t)cc->nnative * sizeof ranges[0]);
-    return 0;
-}
-
-/* ---- <coll>.rules --------------------------------------------------------- */
-
-/* p: [lo, hi], communicator sizes from 1, inf as the upper bound. */
-static int cs_set_rule_p(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
-{
-    cs_rule *rule = obj;
-    cs_range r;
-    if (cs_yaml_range(y, value, path, &r) != 0)
-        return -1;
-    if (r.lo < 1 || r.lo > INT_MAX || (r.hi != SIZE_MAX && r.hi > INT_MAX))
-        return cs_yaml_fail_at(y, value->start_mark, "%s: communicator sizes run from 1 to %d (or inf)", path,
-                               INT_MAX);
-    rule->p_lo = (int)r.lo;
-    rule->p_hi = r.hi == SIZE_MAX ? INT_MAX : (int)r.hi;
-    return 0;
-}
-
-static int cs_set_rule_bytes(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
-{
-    return cs_yaml_range(y, value, path, &((cs_rule *)obj)->bytes);
-}
-
-static int cs_set_rule_algorithm(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
-{
-    cs_rule *rule = obj;
-    CS_YAML_PARSE(y, value, path, "auto, native or an algorithm name",
-                  cs_cfg_parse_pick(y->coll, s, &rule->choice, &rule->alg, &rule->params, why, sizeof why));
-    return 0;
-}
-
-static const cs_key cs_rule_keys[] = {
-    {"p", cs_set_rule_p, 0, 0, NULL},
-    {"bytes", cs_set_rule_bytes, 0, 0, NULL},
-    {"algorithm", cs_set_rule_algorithm, 0, 0, NULL},
-};
-static const cs_section cs_rule_section = {"a rule", cs_rule_keys, sizeof cs_rule_keys / sizeof cs_rule_keys[0]};
-
-/* One rule: a mapping with p and algorithm (bytes: every size if not given). */
-static int cs_yaml_rule(cs_yaml *y, yaml_node_t *item, const char *path, cs_rule *rule)
-{
-    *rule = (cs_rule){.bytes = {0, SIZE_MAX}, .choice = (cs_choice)-1, .line = (int)item->start_mark.line + 1};
-    cs_params_init(&rule->params);
-    if (item->type != YAML_MAPPING_NODE)
-        return cs_yaml_fail_at(y, item->start_mark,
-                               "%s: expected a rule {p: [lo, hi], bytes: [lo, hi], algorithm: NAME}, got %s", path,
-                               cs_yaml_kind(item));
-    if (cs_yaml_mapping(y, item, &cs_rule_section, rule, path) != 0)
-        return -1;
-    if (rule->p_lo == 0)
-        return cs_yaml_fail_at(y, item->start_mark, "%s: a rule needs p: [lo, hi]", path);
-    if (rule->choice == (cs_choice)-1)
-        return cs_yaml_fail_at(y, item->start_mark, "%s: a rule needs an algorithm", path);
-    return 0;
-}
-
-static int cs_set_rules(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
-{
-    cs_coll_config *cc = obj;
-    int n = 0;
-
-    if (!cs_yaml_is_null(value) && value->type != YAML_SEQUENCE_NODE)
-        return cs_yaml_fail_at(y, value->start_mark, "%s: expected a list of rules, got %s", path,
-                               cs_yaml_kind(value));
-    if (value->type == YAML_SEQUENCE_NODE) {
-        for (yaml_node_item_t *it = value->data.sequence.items.start; it < value->data.sequence.items.top;
-             it++, n++) {
-            yaml_node_t *item = cs_yaml_node(y, *it);
-            char child[CS_PATH_LEN];
-
-            cs_path_index(child, path, (size_t)n);
-            if (n == CS_MAX_RULES)
-                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d rules", path, CS_MAX_RULES);
-            if (cs_yaml_rule(y, item, child, &cc->rules[n]) != 0)
-                return -1;
-        }
-    }
-    cc->nrules = n;
     return 0;
 }
 
@@ -321,8 +213,7 @@ static int cs_int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cs_set_ranks(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                        const char *path)
+static int cs_set_ranks(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     cs_config *cfg = obj;
     int n = 0;
@@ -337,14 +228,12 @@ static int cs_set_ranks(cs_yaml *y, const cs_key *key, yaml_node_t *value, void 
             return -1;
         n = 1;
     } else {
-        for (yaml_node_item_t *it = value->data.sequence.items.start;
-             it < value->data.sequence.items.top; it++, n++) {
+        for (yaml_node_item_t *it = value->data.sequence.items.start; it < value->data.sequence.items.top; it++, n++) {
             yaml_node_t *item = cs_yaml_node(y, *it);
             char child[CS_PATH_LEN];
 
             if (n == CS_MAX_LOG_RANKS)
-                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d ranks", path,
-                                       CS_MAX_LOG_RANKS);
+                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d ranks", path, CS_MAX_LOG_RANKS);
             cs_path_index(child, path, (size_t)n);
             if (cs_yaml_rank(y, item, child, &cfg->log_ranks[n]) != 0)
                 return -1;
@@ -357,121 +246,6 @@ static int cs_set_ranks(cs_yaml *y, const cs_key *key, yaml_node_t *value, void 
         if (i == 0 || cfg->log_ranks[i] != cfg->log_ranks[i - 1])
             cfg->log_ranks[cfg->nlog_ranks++] = cfg->log_ranks[i];
     cfg->log_all_ranks = 0;
-    return 0;
-}
-
-/* ---- alltoall.hull -------------------------------------------------------- */
-
-/* "p: [[first, "parts"], ...]": p a power of two, 2 .. 2^30. */
-static int cs_yaml_hull_p(cs_yaml *y, yaml_node_t *key, const char *path, int *d)
-{
-    int p;
-    CS_YAML_PARSE(y, key, path, "a communicator size", cs_cfg_parse_rank(s, &p, why, sizeof why));
-    for (*d = 1; *d <= CS_HULL_MAX_D && (1 << *d) != p; (*d)++)
-        ;
-    if (*d > CS_HULL_MAX_D)
-        return cs_yaml_fail_at(y, key->start_mark, "%s: p must be a power of two from 2 to 2^%d, got %s", path,
-                               CS_HULL_MAX_D, cs_yaml_str(key));
-    return 0;
-}
-
-/* The partition of one face: multiphase's arguments, summing to d. */
-static int cs_yaml_hull_parts(cs_yaml *y, yaml_node_t *node, const char *path, int d, cs_hull_given_face *f)
-{
-    char spec[CS_WHY_LEN];
-    const char *why = NULL, *s = cs_yaml_scalar(y, node, path, "a partition such as \"2,2,1\"");
-    cs_params params;
-    int sum = 0;
-    if (!s)
-        return -1;
-    /* Too long for spec: a truncated copy could parse as another partition. */
-    if ((size_t)snprintf(spec, sizeof spec, "multiphase:%s", s) >= sizeof spec ||
-        !cs_alg_lookup(CS_COLL_ALLTOALL, spec, &params, &why))
-        return cs_yaml_fail_at(y, node->start_mark, "%s: expected a partition such as \"2,2,1\", got '%.40s'", path, s);
-    for (int i = 0; i < params.nparts; i++)
-        sum += params.parts[i];
-    if (sum != d)
-        return cs_yaml_fail_at(y, node->start_mark, "%s: '%.40s' is not a partition of log2 p = %d", path, s, d);
-    f->nparts = (unsigned char)params.nparts;
-    for (int i = 0; i < params.nparts; i++)
-        f->parts[i] = (unsigned char)params.parts[i];
-    return 0;
-}
-
-/* One "[first, parts]" face; firsts start at 0 and increase. */
-static int cs_yaml_hull_face(cs_yaml *y, yaml_node_t *item, const char *path, cs_hull_given *g)
-{
-    char child[CS_PATH_LEN];
-    yaml_node_item_t *items = item->data.sequence.items.start;
-    cs_hull_given_face *f = &g->face[g->nfaces];
-
-    if (item->type != YAML_SEQUENCE_NODE || item->data.sequence.items.top - items != 2)
-        return cs_yaml_fail_at(y, item->start_mark, "%s: expected a face [first block size, \"parts\"], got %s",
-                               path, item->type == YAML_SEQUENCE_NODE ? "a list of another length" : cs_yaml_kind(item));
-    cs_path_index(child, path, 0);
-    if (cs_yaml_size(y, cs_yaml_node(y, items[0]), child, 0, &f->first) != 0)
-        return -1;
-    if (g->nfaces == 0 && f->first != 0)
-        return cs_yaml_fail_at(y, item->start_mark, "%s: the first face must start at 0, not %zu", path, f->first);
-    if (g->nfaces > 0 && f->first <= g->face[g->nfaces - 1].first)
-        return cs_yaml_fail_at(y, item->start_mark, "%s: block sizes must increase, %zu after %zu", path, f->first,
-                               g->face[g->nfaces - 1].first);
-    cs_path_index(child, path, 1);
-    if (cs_yaml_hull_parts(y, cs_yaml_node(y, items[1]), child, g->d, f) != 0)
-        return -1;
-    g->nfaces++;
-    return 0;
-}
-
-static int cs_yaml_hull_faces(cs_yaml *y, yaml_node_t *value, const char *path, cs_hull_given *g)
-{
-    if (value->type != YAML_SEQUENCE_NODE || value->data.sequence.items.start == value->data.sequence.items.top)
-        return cs_yaml_fail_at(y, value->start_mark, "%s: expected a list of faces [first block size, \"parts\"], got %s",
-                               path, value->type == YAML_SEQUENCE_NODE ? "an empty list" : cs_yaml_kind(value));
-    for (yaml_node_item_t *it = value->data.sequence.items.start; it < value->data.sequence.items.top; it++) {
-        yaml_node_t *item = cs_yaml_node(y, *it);
-        char child[CS_PATH_LEN];
-        cs_path_index(child, path, (size_t)g->nfaces);
-        if (g->nfaces == CS_HULL_MAX_FACES)
-            return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d faces", path, CS_HULL_MAX_FACES);
-        if (cs_yaml_hull_face(y, item, child, g) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* alltoall.hull: for some p, the hull's faces instead of the model's. */
-static int cs_set_hull(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
-{
-    cs_coll_config *cc = obj;
-    cs_hull_given hull[CS_MAX_HULLS];
-    int n = 0;
-
-    if (cs_yaml_is_null(value)) {
-        cc->nhulls = 0;
-        return 0;
-    }
-    if (value->type != YAML_MAPPING_NODE)
-        return cs_yaml_fail_at(y, value->start_mark, "%s: expected a mapping of p to faces, got %s", path,
-                               cs_yaml_kind(value));
-    for (yaml_node_pair_t *pair = value->data.mapping.pairs.start; pair < value->data.mapping.pairs.top; pair++) {
-        yaml_node_t *k = cs_yaml_node(y, pair->key);
-        char child[CS_PATH_LEN];
-        snprintf(child, sizeof child, "%s.%s", path, k->type == YAML_SCALAR_NODE ? cs_yaml_str(k) : "?");
-        if (n == CS_MAX_HULLS)
-            return cs_yaml_fail_at(y, k->start_mark, "%s: more than %d communicator sizes", path, CS_MAX_HULLS);
-        hull[n] = (cs_hull_given){.nfaces = 0};
-        if (cs_yaml_hull_p(y, k, child, &hull[n].d) != 0)
-            return -1;
-        for (int i = 0; i < n; i++)
-            if (hull[i].d == hull[n].d)
-                return cs_yaml_fail_at(y, k->start_mark, "%s: p given twice", child);
-        if (cs_yaml_hull_faces(y, cs_yaml_node(y, pair->value), child, &hull[n]) != 0)
-            return -1;
-        n++;
-    }
-    memcpy(cc->hull, hull, (size_t)n * sizeof hull[0]);
-    cc->nhulls = n;
     return 0;
 }
 
@@ -518,8 +292,7 @@ static const cs_key cs_log_keys[] = {
 };
 static const cs_section cs_log_section = {"log", cs_log_keys, CS_NKEYS(cs_log_keys)};
 
-static int cs_set_window_method(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj,
-                                const char *path)
+static int cs_set_window_method(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     cs_config *cfg = obj;
 
@@ -538,10 +311,9 @@ static const cs_key cs_top_keys[] = {
     {"model", cs_set_section, offsetof(cs_config, model), 0, &cs_model_section},
     {"alltoall", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_ALLTOALL]), CS_COLL_ALLTOALL,
      &cs_alltoall_section},
-    {"allreduce", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_ALLREDUCE]),
-     CS_COLL_ALLREDUCE, &cs_allreduce_section},
-    {"reduce", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_REDUCE]), CS_COLL_REDUCE,
-     &cs_reduce_section},
+    {"allreduce", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_ALLREDUCE]), CS_COLL_ALLREDUCE,
+     &cs_allreduce_section},
+    {"reduce", cs_set_coll_section, offsetof(cs_config, coll[CS_COLL_REDUCE]), CS_COLL_REDUCE, &cs_reduce_section},
     {"log", cs_set_section, 0, 0, &cs_log_section},
     {"window", cs_set_section, 0, 0, &cs_window_section},
     {"strict", cs_set_bool, offsetof(cs_config, strict), 0, NULL},

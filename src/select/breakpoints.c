@@ -1,0 +1,188 @@
+/*
+ * Breakpoints: the model's choice per message size for one collective, p and
+ * variant, computed once per communicator by sampling sizes and bisecting
+ * where the choice changes, then looked up by binary search.
+ */
+#include <limits.h>
+#include <math.h>
+
+#include "select/select.h"
+#include "select/select_internal.h"
+
+/* A breakpoint entry as one number: the table index and the tuned
+ * parameters that a call would otherwise tune again (select.h). */
+static long cs_bp_key(int alg, const cs_params *params)
+{
+    const long radix = params->radix >= 2 && params->radix < 256 ? params->radix : 0;
+    const long k1 = params->k >= 0 && params->k < 255 ? params->k + 1 : 0;
+    const long rmax = params->rmax >= 3 && params->rmax < 256 ? params->rmax : 0;
+    return alg + (radix << 8) + (k1 << 16) + (rmax << 24);
+}
+
+/* Entry i of bp as the key cs_bp_key made it from. */
+long cs_bp_entry_key(const cs_breakpoints *bp, int i)
+{
+    return bp->alg[i] + ((long)bp->radix[i] << 8) + ((long)bp->k1[i] << 16) + ((long)bp->rmax[i] << 24);
+}
+
+/* The table index a breakpoint key holds, and its parameters on fresh
+ * params (cs_bp_key's inverse): what a call runs, tuning nothing more. */
+int cs_bp_key_params(long key, cs_params *params)
+{
+    const int radix = (int)((key >> 8) & 0xff), k1 = (int)((key >> 16) & 0xff), rmax = (int)((key >> 24) & 0xff);
+    params->radix = radix ? radix : params->radix;
+    params->k = k1 ? k1 - 1 : params->k;
+    params->rmax = rmax ? rmax : params->rmax;
+    return (int)(key & 0xff);
+}
+
+/* The variant at one size, in bytes of 1-byte elements: the breakpoints
+ * serve every datatype of the variant (with the call's element size and
+ * count = bytes, a schedule-priced reduce was priced at elem times its
+ * size). Contiguity is checked at the call. */
+static cs_problem cs_bp_problem(const cs_problem *variant, size_t bytes)
+{
+    cs_problem prob = *variant;
+    prob.bytes = prob.count = bytes;
+    prob.elem = 1;
+    prob.flags |= CS_PROB_CONTIG;
+    return prob;
+}
+
+/* The model's choice at one size, ignoring per-call restrictions other than
+ * p, the operator and exactness. */
+static long cs_breakpoints_choice(const cs_model *model, const cs_problem *variant, size_t bytes, long hint)
+{
+    const cs_problem prob = cs_bp_problem(variant, bytes);
+    cs_params params;
+    double cost;
+    const char *name;
+    double library;
+    int n;
+    const cs_alg *const *table = cs_alg_table(prob.coll, &n);
+    int i = cs_select_cheapest_from(model, &prob, (int)(hint & 0xff), &params, &cost);
+    if (i < 0 || cs_select_library_keeps(model, &prob, table[i], &params, cost, &library, &name))
+        return 0;
+    return cs_bp_key(i, &params);
+}
+
+/*
+ * The choice at one size between two of ours alone, a and b: each priced
+ * with the parameters it holds (no tuning), the cheaper kept (on a tie, a)
+ * unless the library keeps the call. It is cs_breakpoints_choice wherever
+ * the model's cheapest there is a or b, which the bisection between two
+ * samples that chose them assumes (a third choice inside the interval was
+ * never entered: the entry at its end is the later sample's). Not where
+ * one is the library's: whether it keeps the call depends on which of
+ * ours is cheapest (back to back, one row loses where another does not).
+ * Two rows priced, not every row tuned: at p = 65,535 a reduce's
+ * bisection steps cost a tenth of what they did.
+ */
+static long cs_breakpoints_between(const cs_model *model, const cs_problem *variant, size_t bytes, long a, long b)
+{
+    const cs_problem prob = cs_bp_problem(variant, bytes);
+    const long keys[2] = {a, b};
+    int n, best = 0;
+    long best_key = 0;
+    double cost = INFINITY, library;
+    cs_params best_params;
+    const char *name;
+    const cs_alg *const *table = cs_alg_table(prob.coll, &n);
+    for (int j = 0; j < 2; j++) {
+        cs_params params;
+        cs_params_init(&params);
+        const int i = cs_bp_key_params(keys[j], &params);
+        if (i == 0)
+            continue; /* the library's: kept below, or not at all */
+        const double t = cs_select_price(model, table[i], &prob, &params, cost);
+        if (t < cost) {
+            cost = t;
+            best = i;
+            best_key = keys[j];
+            best_params = params;
+        }
+    }
+    if (!best || cs_select_library_keeps(model, &prob, table[best], &best_params, cost, &library, &name))
+        return 0;
+    return best_key;
+}
+
+static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, long key)
+{
+    if (bp->n && cs_bp_entry_key(bp, bp->n - 1) == key)
+        return;
+    if (bp->n == CS_BP_MAX)
+        return; /* more changes than the table holds: the last entry stays */
+    bp->lo[bp->n] = lo;
+    bp->radix[bp->n] = (unsigned char)(key >> 8);
+    bp->k1[bp->n] = (unsigned char)(key >> 16);
+    bp->rmax[bp->n] = (unsigned char)(key >> 24);
+    bp->alg[bp->n++] = (unsigned char)key;
+}
+
+/*
+ * Sample the sizes 2^(i/4) bytes up to 2^40 (or the largest size a call can
+ * run ours at) and bisect between samples whose choices differ, down to the
+ * byte or to 1/2^CS_BP_PRECISION of the size: there the two choices' prices
+ * cross, and within 0.8% of a crossing they differ by less than the model
+ * can tell (it errs by 10% and more). To the byte, a reduce's first
+ * decision at p = 65,535 took 120 ms, most of it in bisecting.
+ */
+enum { CS_BP_PRECISION = 7 };
+void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp)
+{
+    size_t prev = 1;
+    long prev_alg = cs_breakpoints_choice(model, variant, 1, 0);
+    const int library = cs_collective_of(variant->coll)->native;
+
+    bp->n = 0;
+    cs_breakpoints_add(bp, 1, prev_alg);
+    for (int i = 1; i <= 160; i++) {
+        size_t size = (size_t)ldexp(1.0, i / 4) + (size_t)((ldexp(1.0, i / 4) * (i % 4)) / 4);
+        if (size <= prev)
+            continue;
+        const cs_problem at = cs_bp_problem(variant, size);
+        if (library && cs_collective_largest_message(&at) > (double)INT_MAX)
+            break; /* the library runs every call from here (cs_select): no entry is looked up */
+        long alg = cs_breakpoints_choice(model, variant, size, prev_alg);
+        if (alg != prev_alg) {
+            size_t lo = prev, hi = size; /* choice(lo) == prev_alg, choice(hi) == alg */
+            while (hi - lo > 1 && hi - lo > (lo >> CS_BP_PRECISION)) {
+                size_t mid = lo + (hi - lo) / 2;
+                const long there = prev_alg && alg ? cs_breakpoints_between(model, variant, mid, prev_alg, alg)
+                                                   : cs_breakpoints_choice(model, variant, mid, prev_alg);
+                if (there == prev_alg)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            cs_breakpoints_add(bp, hi, alg);
+        }
+        prev = size;
+        prev_alg = alg;
+    }
+    const cs_problem prob = cs_bp_problem(variant, 1);
+    cs_params params;
+    double cost;
+    if (bp->n == 1 && bp->alg[0] == 0 && cs_select_cheapest(model, &prob, &params, &cost) < 0)
+        cs_select_first_declined(&prob, &bp->passed, &bp->declined);
+    bp->computed = 1;
+}
+
+int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes)
+{
+    return bp->alg[cs_breakpoints_entry(bp, bytes)];
+}
+
+int cs_breakpoints_entry(const cs_breakpoints *bp, size_t bytes)
+{
+    int lo = 0, hi = bp->n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (bp->lo[mid] <= bytes)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}

@@ -1,0 +1,180 @@
+/*
+ * The candidates of a call: the restrictions that stop an algorithm, its
+ * price under the model with the parameters its tune chooses, the cheapest
+ * that can run, and whether the library keeps the call against it.
+ */
+#include <math.h>
+
+#include "select/library.h"
+#include "select/select.h"
+#include "select/select_internal.h"
+
+static const struct {
+    unsigned flag;
+    const char *words;
+} cs_restrictions[] = {
+    {CS_REQ_POW2, "needs p a power of two"},
+    {CS_REQ_COMMUTATIVE, "needs a commutative operator"},
+    {CS_REQ_EXACT, "needs an exact type and operator"},
+    {CS_REQ_CONTIG, "needs a contiguous datatype"},
+    {CS_REQ_NOT_POW2, "is for p not a power of two"},
+    {CS_REQ_SMALL_ODD, "needs an odd factor 3, 5 or 7 in p"},
+    {CS_REQ_PARTITION, "needs parts that sum to log2 p"},
+    {CS_REQ_INVERSE, "needs an operator with an exact inverse"},
+    {CS_REQ_FACTORS, "needs factors whose product is p"},
+};
+
+const char *cs_select_restriction_words(unsigned flag)
+{
+    for (size_t i = 0; i < sizeof(cs_restrictions) / sizeof(cs_restrictions[0]); i++)
+        if (cs_restrictions[i].flag == flag)
+            return cs_restrictions[i].words;
+    return NULL;
+}
+
+/* given: parameters fixed in advance (a forced "name:args"), or NULL when
+ * the algorithm's tune will choose them. */
+static int cs_restriction_holds(unsigned flag, const cs_problem *prob, const cs_params *given)
+{
+    switch (flag) {
+    case CS_REQ_POW2: return (prob->p & (prob->p - 1)) == 0;
+    case CS_REQ_COMMUTATIVE: return (prob->flags & CS_PROB_COMMUTATIVE) != 0;
+    case CS_REQ_EXACT: return (prob->flags & CS_PROB_EXACT) != 0;
+    case CS_REQ_CONTIG: return (prob->flags & CS_PROB_CONTIG) != 0;
+    case CS_REQ_INVERSE: return (prob->flags & CS_PROB_INVERSE) != 0;
+    case CS_REQ_NOT_POW2: return (prob->p & (prob->p - 1)) != 0;
+    case CS_REQ_SMALL_ODD: return prob->p % 3 == 0 || prob->p % 5 == 0 || prob->p % 7 == 0;
+    case CS_REQ_PARTITION: return !given || cs_params_parts_fit(given, prob->p);
+    case CS_REQ_FACTORS: return !given || cs_params_factors_fit(given, prob->p);
+    default: return 0;
+    }
+}
+
+const char *cs_select_restriction_given(const cs_alg *alg, const cs_problem *prob, const cs_params *given)
+{
+    for (size_t i = 0; i < sizeof(cs_restrictions) / sizeof(cs_restrictions[0]); i++)
+        if ((alg->requires & cs_restrictions[i].flag) && !cs_restriction_holds(cs_restrictions[i].flag, prob, given))
+            return cs_restrictions[i].words;
+    return NULL;
+}
+
+const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob)
+{
+    return cs_select_restriction_given(alg, prob, NULL);
+}
+
+/* Tune the parameters of alg for prob and price it; stop: a price to beat
+ * (a row that cannot may say so with any price at or above it). */
+double cs_select_price(const cs_model *model, const cs_alg *alg, const cs_problem *prob, cs_params *params, double stop)
+{
+    if (alg->tune_priced) {
+        const double t = alg->tune_priced(model, prob, params, stop);
+        if (t >= 0)
+            return t;
+    } else if (alg->tune) {
+        alg->tune(model, prob, params);
+    }
+    return cs_alg_cost_within(alg, model, prob, params, stop);
+}
+
+/* Row i, if the model chooses among it, tuned and priced against *best_cost
+ * (on a tie, first: the lower row wins). */
+static void cs_select_try(const cs_model *model, const cs_problem *prob, const cs_alg *const *table, int i, int first,
+                          int *best, cs_params *best_params, double *best_cost)
+{
+    cs_params params;
+    if (!table[i]->cost || table[i]->rules_only || cs_select_restriction(table[i], prob))
+        return;
+    cs_params_init(&params);
+    /* a row tried first on a tie: priced until it passes the next double up,
+     * so that a price at or above that is above the best */
+    const double stop = first ? nextafter(*best_cost, INFINITY) : *best_cost;
+    const double t = cs_select_price(model, table[i], prob, &params, stop);
+    if (t < *best_cost || (first && t == *best_cost)) {
+        *best_cost = t;
+        *best_params = params;
+        *best = i;
+    }
+}
+
+/* The model's cheapest runnable algorithm (not a rules_only row); -1 if
+ * none. Row hint (or -1) is priced first: where it is the cheapest, the
+ * others stop pricing as soon as they pass it (the breakpoints' next
+ * sample is likely to choose what the last one chose); the choice is the
+ * same, the first of equal prices in the table's order. */
+int cs_select_cheapest_from(const cs_model *model, const cs_problem *prob, int hint, cs_params *best_params,
+                            double *best_cost)
+{
+    int n, best = -1;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    *best_cost = INFINITY;
+    if (hint > 0 && hint < n)
+        cs_select_try(model, prob, table, hint, 0, &best, best_params, best_cost);
+    for (int i = 0; i < n; i++)
+        if (i != hint)
+            cs_select_try(model, prob, table, i, best >= 0 && i < best, &best, best_params, best_cost);
+    return best;
+}
+
+int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_params *best_params, double *best_cost)
+{
+    return cs_select_cheapest_from(model, prob, -1, best_params, best_cost);
+}
+
+/*
+ * Does the library keep the call? Only for the collectives it has: ours must
+ * be predicted cheaper than its default by the fraction model.margin, and,
+ * for reduce, cost no more than it back to back (cs_select_loop_keeps).
+ */
+int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg, const cs_params *params,
+                            double ours, double *library, const char **name)
+{
+    if (!cs_collective_of(prob->coll)->native)
+        return CS_KEEP_NO;
+    *library = cs_library_price(model, prob, name);
+    if (*library < 0)
+        return CS_KEEP_NO;
+    if (!(ours < *library * (1.0 - model->margin)))
+        return CS_KEEP_CALL;
+    return cs_select_loop_keeps(model, prob, alg, params) ? CS_KEEP_LOOP : CS_KEEP_NO;
+}
+
+/*
+ * Back to back, as applications and benchmarks call, the ranks of a reduce
+ * that leave its tree early run ahead into the next calls: their start-ups
+ * (alpha) overlap, and what a call costs is the work of the ranks that
+ * cannot run ahead, the root above all (its posts, the bytes on its link,
+ * what it combines). A tree that saves rounds by giving the root more
+ * children (knomial) then costs more per call than the library's binomial,
+ * though it is cheaper from a common start. Priced as the critical path
+ * with alpha 0 (the same rows, the same closed forms), ours must not cost
+ * more than the library's. Only where ranks can run ahead, under a library
+ * that sends eagerly (cs_library_eager: not SMPI's selectors).
+ */
+int cs_select_loop_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg, const cs_params *params)
+{
+    if (prob->coll != CS_COLL_REDUCE || !alg || !alg->cost || !cs_library_eager(model))
+        return 0;
+    cs_model ahead = *model;
+    ahead.alpha = ahead.alpha_node = 0.0;
+    const char *name;
+    const double library = cs_library_price(&ahead, prob, &name);
+    /* ours priced only until it passes the library's (the next double up: a
+     * price at or above it is then above it) */
+    return library >= 0 && cs_alg_cost_within(alg, &ahead, prob, params, nextafter(library, INFINITY)) > library;
+}
+
+/* The first of our algorithms that cannot run prob, and why. */
+void cs_select_first_declined(const cs_problem *prob, const cs_alg **passed, const char **declined)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    for (int i = 0; i < n; i++) {
+        const char *no = table[i]->cost ? cs_select_restriction(table[i], prob) : NULL;
+        if (no) {
+            *passed = table[i];
+            *declined = no;
+            return;
+        }
+    }
+}
