@@ -2,26 +2,48 @@
  * The MPI library priced: its default algorithm for a call, as the rows of
  * ours that run the same schedule, priced under the model.
  *
- * MPICH 4.0.2 (src/mpi/coll/ : the intra "auto" algorithms and the CVARs'
- * defaults, which its JSON selection reproduces on one node):
+ * MPICH 4.0.2 as Debian builds it (ch4:ucx; no shared-memory module, which
+ * ch4 drops with ucx, so every collective is MPIR's): MPI_Allreduce,
+ * MPI_Reduce and MPI_Alltoall go to the device (MPIR_CVAR_DEVICE_COLLECTIVES
+ * percoll, MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE true), whose selection
+ * (maint/tuning/coll/ch4/generic.json) hands a communicator on one node to
+ * MPIR's (MPIR_CVAR_<COLL>_INTRA_ALGORITHM auto: MPIR_<Coll>_allcomm_auto,
+ * maint/tuning/coll/mpir/generic.json, built in as src/mpi/coll/src/
+ * csel_json_autogen.c). m is count times the type's size:
  *
  *   alltoall   in place: pairwise sendrecv-replace           -> direct
  *              m <= 256 B and p >= 8: Bruck, radix 2          -> bruck:r=2
  *              m <= 32 KiB: scattered, Isend/Irecv in batches  -> linear:w=32
  *                of 32 (MPIR_CVAR_ALLTOALL_THROTTLE)
  *              else pairwise                                   -> direct
- *   allreduce  m <= 2 KiB, a user operator, or count < p': recursive
- *              doubling; else reduce-scatter + allgather (Rabenseifner);
- *              both fold p to p' = 2^floor(log2 p) first: the first 2r
- *              ranks (r = p - p') pair up, even ones send their vector
- *              to the odd one and get the result at the end
+ *   allreduce  m <= 8 B, an operator not built in, or count < p':
+ *              recursive doubling; else reduce-scatter + allgather
+ *              (Rabenseifner) from 9 B on (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE
+ *              is read by the nonblocking allreduce only); both fold p to
+ *              p' = 2^floor(log2 p) first: the first 2r ranks (r = p - p')
+ *              pair up, even ones send their vector to the odd one and get
+ *              the result at the end
  *                                                 -> butterfly on p' (k = 0,
  *                                                    or halving to the end)
  *                                                    + the fold and unfold
- *   reduce     m <= 2 KiB, a user operator or count < p': binomial
+ *   reduce     m <= 2 KiB, an operator not built in, or count < p': binomial
  *                                                  -> binomial
  *              else reduce-scatter + gather (folded likewise)
  *                                                  -> butterfly on p'
+ *              The device's selection first: a commutative operator up to
+ *              2 KiB reduces on the node to the root itself
+ *              (MPIDI_Reduce_intra_composition_beta), and MPIR's binomial
+ *              tree is built around the root then (reduce_intra_binomial.c),
+ *              so priced as root 0; above 2 KiB it reduces to rank 0 and
+ *              sends the result on to the root
+ *              (MPIDI_Reduce_intra_composition_alpha); an operator that does
+ *              not commute goes to MPIR whole, whose binomial tree reduces to
+ *              rank 0 and sends on too (our rows' price for a root other
+ *              than 0).
+ *
+ * Over several nodes ch4 composes a commutative allreduce and reduce from
+ * the node's and the nodes' first ranks' (MPIDI_Allreduce_intra_composition_
+ * alpha); not mirrored: priced as on one node.
  *
  * SimGrid 3.32 SMPI's mpich selector (src/smpi/colls/smpi_mpich_selector.cpp,
  * the scale lab's library) differs:
@@ -34,21 +56,32 @@
  *              recursive doubling; with one rank per node that is all of
  *              it (a node's own reduce and broadcast are not priced)
  *                                                  -> folded butterfly k = 0
- *              else as MPICH, whose choice is then recursive doubling
- *   reduce     as MPICH with m < 2 KiB (the two-level reduce's leaders run
- *              the same choice)
+ *              else recursive doubling
+ *   reduce     MPICH 3's rule (MPIR_Reduce_intra_auto): m < 2 KiB, an
+ *              operator that does not commute, or count < p': binomial;
+ *              else reduce-scatter + gather (the two-level reduce's
+ *              leaders run the same choice)
  *
  * Open MPI 4.1 and SMPI's ompi selector: library_openmpi.c.
  *
  * A user operator is told by its non-commutativity: every predefined
- * operator commutes (a commutative user operator is priced as predefined).
+ * operator commutes (a commutative user operator is priced as predefined;
+ * MPICH would run it as one that does not commute: recursive doubling, a
+ * binomial reduce).
  */
 #include <math.h>
 
 #include "select/library.h"
 #include "select/library_rows.h"
 
-enum { CS_MPICH_SHORT_REDUCTION = 2048, CS_MPICH_ALLTOALL_SHORT = 256, CS_MPICH_ALLTOALL_MEDIUM = 32768 };
+/* mpir/generic.json's allreduce "avg_msg_size<=8", reduce's "avg_msg_size<=2048" (SMPI's
+ * copy of MPICH 3's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE for both), alltoall's 256 and 32768 */
+enum {
+    CS_MPICH_SHORT_ALLREDUCE = 8,
+    CS_MPICH_SHORT_REDUCTION = 2048,
+    CS_MPICH_ALLTOALL_SHORT = 256,
+    CS_MPICH_ALLTOALL_MEDIUM = 32768
+};
 
 double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec)
 {
@@ -124,11 +157,12 @@ static double cs_library_alltoall(const cs_model *model, const cs_problem *prob,
     return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
 }
 
-static double cs_library_reduction(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+/* SMPI's mpich selector: MPICH 3's rules (MPIR_Allreduce_intra_auto, MPIR_Reduce_intra_auto) */
+static double cs_library_reduction_smpi(const cs_model *model, const cs_problem *prob, const char **name)
 {
     const int pof2 = 1 << cs_floor_log2(prob->p);
     const int user_op = !(prob->flags & CS_PROB_COMMUTATIVE);
-    const int short_msg = cs_below(prob->bytes, CS_MPICH_SHORT_REDUCTION, smpi) || user_op || prob->count < (size_t)pof2;
+    const int short_msg = prob->bytes < CS_MPICH_SHORT_REDUCTION || user_op || prob->count < (size_t)pof2;
     if (prob->coll == CS_COLL_REDUCE) {
         if (short_msg) {
             *name = "binomial";
@@ -137,14 +171,36 @@ static double cs_library_reduction(const cs_model *model, const cs_problem *prob
         *name = "reduce-scatter and gather";
         return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
     }
-    if (smpi && !user_op) {
+    if (!user_op) {
         *name = "two-level recursive doubling";
         if (cs_model_nodes(model, prob) && prob->p % prob->ppn == 0 && prob->p > prob->ppn)
             return cs_library_two_level(model, prob);
         return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
     }
-    *name = short_msg ? "recursive doubling" : "reduce-scatter and allgather";
-    return cs_library_folded(&cs_allreduce_butterfly, model, prob, short_msg ? "k=0" : "b=0");
+    *name = "recursive doubling";
+    return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
+}
+
+/* MPICH 4.0.2: MPIR's selection (mpir/generic.json) behind ch4's (ch4/generic.json), as above */
+static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name)
+{
+    const int pof2 = 1 << cs_floor_log2(prob->p);
+    const int commutative = (prob->flags & CS_PROB_COMMUTATIVE) != 0;
+    const int tree = !commutative || prob->count < (size_t)pof2; /* "is_op_built_in=no", "count<pow2" */
+    if (prob->coll == CS_COLL_REDUCE) {
+        if (tree || prob->bytes <= CS_MPICH_SHORT_REDUCTION) {
+            *name = "binomial";
+            cs_problem at = *prob;
+            if (commutative && prob->bytes <= CS_MPICH_SHORT_REDUCTION)
+                at.root = 0; /* composition_beta: the tree built around the root */
+            return cs_library_row(&cs_reduce_binomial, model, &at, NULL);
+        }
+        *name = "reduce-scatter and gather"; /* to rank 0, then on to the root: composition_alpha */
+        return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
+    }
+    const int rd = tree || prob->bytes <= CS_MPICH_SHORT_ALLREDUCE;
+    *name = rd ? "recursive doubling" : "reduce-scatter and allgather";
+    return cs_library_folded(&cs_allreduce_butterfly, model, prob, rd ? "k=0" : "b=0");
 }
 
 double cs_library_price(const cs_model *model, const cs_problem *prob, const char **name)
@@ -157,8 +213,9 @@ double cs_library_price(const cs_model *model, const cs_problem *prob, const cha
     if (model->library == CS_LIBRARY_OPENMPI || model->library == CS_LIBRARY_SMPI_OMPI)
         return cs_library_openmpi(model, prob, model->library == CS_LIBRARY_SMPI_OMPI, name);
     const int smpi = model->library == CS_LIBRARY_SMPI_MPICH;
-    return prob->coll == CS_COLL_ALLTOALL ? cs_library_alltoall(model, prob, smpi, name)
-                                          : cs_library_reduction(model, prob, smpi, name);
+    if (prob->coll == CS_COLL_ALLTOALL)
+        return cs_library_alltoall(model, prob, smpi, name);
+    return smpi ? cs_library_reduction_smpi(model, prob, name) : cs_library_reduction(model, prob, name);
 }
 
 int cs_library_eager(const cs_model *model)

@@ -61,7 +61,7 @@ static const struct {
     {CS_COLL_ALLREDUCE, "butterfly", 8, 10, "butterfly", "forced", NULL},
     {CS_COLL_ALLREDUCE, "butterfly", 6, 10, "ring", "breakpoint", "power of two"},
     /* the library's recursive doubling after a fold, priced within the margin of elimination */
-    {CS_COLL_ALLREDUCE, "ring", 11, 10, "native", "library's own", "odd factor 3, 5 or 7"},
+    {CS_COLL_ALLREDUCE, "ring", 11, 2, "native", "library's own", "odd factor 3, 5 or 7"},
     {CS_COLL_ALLTOALL, "direct", 12, 10, "direct", "forced", NULL},
     /* 40 B blocks at p >= 8: MPICH's Bruck, which ours do not beat by the margin */
     {CS_COLL_ALLTOALL, "standard", 12, 10, "native", "library's own", "power of two"},
@@ -559,7 +559,8 @@ static const struct {
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "scattered"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32769, 1, 0, "pairwise"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "pairwise sendrecv-replace"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 2, 4, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 513, 4, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "binomial"},
