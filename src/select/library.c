@@ -181,12 +181,26 @@ static double cs_library_reduction_smpi(const cs_model *model, const cs_problem 
     return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
 }
 
+/*
+ * mpir/generic.json's "count<pow2": fewer elements than p'. With 1-byte
+ * elements the count is not known: select's breakpoints price every
+ * datatype of a variant as bytes (select.c, cs_bp_problem). There a vector
+ * under 8 p' bytes counts as short, as a vector of doubles is, so that the
+ * library is never priced dearer than it runs (a real 1-byte type's vector
+ * of p' to 8 p' bytes, which MPICH reduce-scatters, is priced as its
+ * recursive doubling or binomial tree then).
+ */
+static int cs_mpich_count_below_pof2(const cs_problem *prob, int pof2)
+{
+    return prob->elem == 1 ? prob->bytes < 8 * (size_t)pof2 : prob->count < (size_t)pof2;
+}
+
 /* MPICH 4.0.2: MPIR's selection (mpir/generic.json) behind ch4's (ch4/generic.json), as above */
 static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name)
 {
     const int pof2 = 1 << cs_floor_log2(prob->p);
     const int commutative = (prob->flags & CS_PROB_COMMUTATIVE) != 0;
-    const int tree = !commutative || prob->count < (size_t)pof2; /* "is_op_built_in=no", "count<pow2" */
+    const int tree = !commutative || cs_mpich_count_below_pof2(prob, pof2); /* "is_op_built_in=no", "count<pow2" */
     if (prob->coll == CS_COLL_REDUCE) {
         if (tree || prob->bytes <= CS_MPICH_SHORT_REDUCTION) {
             *name = "binomial";

@@ -50,8 +50,13 @@ static const struct {
      * behind ch4's composition_gamma (maint/tuning/coll/ch4/generic.json lines 48-78).
      * allreduce, lines 99-135: avg_msg_size<=8, then is_op_built_in=no, then count<pow2: recursive
      * doubling; else reduce_scatter_allgather. */
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 8, 1, C, "recursive doubling"},            /* 8 B, count = p' */
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 9, 1, C, "reduce-scatter and allgather"},  /* 9 B */
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 2, 2, 4, C, "recursive doubling"},           /* 8 B, count = p' */
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 2, 3, 3, C, "reduce-scatter and allgather"}, /* 9 B */
+    /* 1-byte elements (a breakpoint's): short below 8 p' bytes (cs_mpich_count_below_pof2) */
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 63, 1, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 64, 1, C, "reduce-scatter and allgather"},
+    {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 512, 4095, 1, C, "binomial"},
+    {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 512, 4096, 1, C, "reduce-scatter and gather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 7, 4, C, "recursive doubling"},            /* count < p' */
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 8, 4, C, "reduce-scatter and allgather"},  /* 32 B */
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 12, 7, 8, C, "recursive doubling"},           /* p' = 8 */
