@@ -32,13 +32,13 @@
  *                                                      alpha + 3o + 2m (beta + gamma)
  *                (the in-order tree's root is rank p - 1, which sends the
  *                result on to any other root: one message more)
- *              Each tree but the in-order one is built around the root
- *              (coll_base_topo.c), so a root other than 0 costs nothing more:
- *              priced as root 0.
  *              chain, pipeline (unsegmented, fanout -> p - 1 hops of
  *                one)                                  alpha + 2o + m (beta + gamma)
  *              Rabenseifner (Open MPI; SMPI runs    -> butterfly b = 0, folded
  *                linear)
+ *              Each tree but the in-order one, and Rabenseifner's gather, is
+ *              built around the root (coll_base_topo.c, coll_base_reduce.c), so
+ *              a root other than 0 costs nothing more: priced as root 0.
  *
  * An algorithm the user forced (model->library_forced: Open MPI's
  * coll_tuned_use_dynamic_rules with coll_tuned_<coll>_algorithm, which its
