@@ -42,8 +42,7 @@
  *              than 0).
  *
  * Over several nodes ch4 composes a commutative allreduce and reduce from
- * the node's and the nodes' first ranks' (MPIDI_Allreduce_intra_composition_
- * alpha); not mirrored: priced as on one node.
+ * the node's and the nodes' first ranks' (cs_mpich_composed below).
  *
  * SimGrid 3.32 SMPI's mpich selector (src/smpi/colls/smpi_mpich_selector.cpp,
  * the scale lab's library) differs:
@@ -110,6 +109,14 @@ double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_prob
     if (prob->coll == CS_COLL_REDUCE && prob->root != 0)
         t += model->alpha + 2 * model->overhead + model->beta * (double)prob->bytes;
     return t;
+}
+
+double cs_library_bcast_scatter(const cs_model *model, const cs_problem *prob, int ring)
+{
+    const int p = prob->p;
+    const double step = model->alpha + 2 * model->overhead;
+    const double spread = (p - 1) / (double)p * (double)prob->bytes * cs_model_off_node(model, 1).beta;
+    return (cs_ceil_log2(p) + (ring ? p - 1 : cs_ceil_log2(p))) * step + 2 * spread;
 }
 
 /*
@@ -195,9 +202,73 @@ static int cs_mpich_count_below_pof2(const cs_problem *prob, int pof2)
     return prob->elem == 1 ? prob->bytes < 8 * (size_t)pof2 : prob->count < (size_t)pof2;
 }
 
+static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name);
+
+/*
+ * MPIR's broadcast on a node's ranks (mpir/generic.json, "collective=bcast",
+ * comm_hierarchy=any): binomial below 8 ranks or up to 12 KiB; else, p a
+ * power of two, scatter and recursive-doubling allgather up to 512 KiB;
+ * else scatter and ring allgather. model without gamma.
+ */
+static double cs_mpich_bcast(const cs_model *model, const cs_problem *prob)
+{
+    if (prob->p < 8 || prob->bytes <= 12288)
+        return cs_library_row(&cs_reduce_binomial, model, prob, NULL);
+    const int pow2 = !(prob->p & (prob->p - 1));
+    return cs_library_bcast_scatter(model, prob, !pow2 || prob->bytes > 524288);
+}
+
+/*
+ * MPICH's ch4 over nodes (ch4/generic.json, a communicator of several nodes
+ * with ranks sharing one: comm_hierarchy=parent), for a commutative
+ * operator, src/mpid/ch4/src/ch4_coll_impl.h: allreduce
+ * (MPIDI_Allreduce_intra_composition_alpha) reduces on each node to its
+ * first rank, allreduces among those, broadcasts on the node; reduce up to
+ * 2 KiB (composition_beta) reduces on the other nodes, among the first
+ * ranks to the root's node, then on that node to the root; above 2 KiB
+ * (composition_alpha) on each node, among the first ranks to rank 0, then
+ * on to the root. Each part is MPIR's choice for its communicator. Priced
+ * where the ranks are in blocks of ppn (cs_model_nodes), else flat.
+ */
+static int cs_mpich_composed(const cs_model *model, const cs_problem *prob, const char **name, double *t)
+{
+    const int ppn = prob->ppn, nodes = ppn > 1 ? prob->p / ppn : 0;
+    if (!(prob->flags & CS_PROB_COMMUTATIVE) || !cs_model_nodes(model, prob) || nodes < 2 || prob->p % ppn)
+        return 0;
+    const cs_model on = cs_model_on_node(model), off = cs_model_off_node(model, 1);
+    cs_problem node = *prob, leaders = *prob;
+    node.p = ppn;
+    node.ppn = leaders.ppn = 0;
+    node.root = 0;
+    node.coll = CS_COLL_REDUCE;
+    leaders.p = nodes;
+    const char *how;
+    const double reduce = cs_library_reduction(&on, &node, &how);
+    if (prob->coll == CS_COLL_ALLREDUCE) {
+        cs_model bcast = on;
+        bcast.gamma = 0.0;
+        *t = reduce + cs_library_reduction(&off, &leaders, &how) + cs_mpich_bcast(&bcast, &node);
+        *name = "node reduce, allreduce across nodes, node broadcast";
+        return 1;
+    }
+    leaders.root = 0;
+    *t = reduce + cs_library_reduction(&off, &leaders, &how);
+    if (prob->bytes <= CS_MPICH_SHORT_REDUCTION)
+        *t += reduce; /* the root's node reduces last, to the root */
+    else if (prob->root != 0) {
+        const cs_model last = cs_model_hop(model, prob, prob->root < ppn, 1);
+        *t += last.alpha + 2 * model->overhead + last.beta * (double)prob->bytes;
+    }
+    *name = "node reduce and reduce across nodes";
+    return 1;
+}
+
 /* MPICH 4.0.2: MPIR's selection (mpir/generic.json) behind ch4's (ch4/generic.json), as above */
 static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name)
 {
+    double composed;
+    if (cs_mpich_composed(model, prob, name, &composed))
+        return composed;
     const int pof2 = 1 << cs_floor_log2(prob->p);
     const int commutative = (prob->flags & CS_PROB_COMMUTATIVE) != 0;
     const int tree = !commutative || cs_mpich_count_below_pof2(prob, pof2); /* "is_op_built_in=no", "count<pow2" */

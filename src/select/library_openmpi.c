@@ -237,8 +237,6 @@ static double cs_ompi_in_order_binary(const cs_model *model, const cs_problem *p
 static double cs_ompi_bcast(const cs_model *model, const cs_problem *prob)
 {
     const int p = prob->p, alg = cs_ompi_choose(cs_ompi_bcast_table, p, prob->bytes);
-    const double step = model->alpha + 2 * model->overhead;
-    const double spread = (p - 1) / (double)p * (double)prob->bytes * cs_model_off_node(model, 1).beta;
     switch (alg) {
     case 2:
     case 3: return cs_ompi_chain(model, prob, 1); /* fanout 0 from the table: one chain */
@@ -249,7 +247,7 @@ static double cs_ompi_bcast(const cs_model *model, const cs_problem *prob)
     case 8:
     case 9:
         if (prob->count >= (size_t)p)
-            return cs_ceil_log2(p) * step + (alg == 8 ? cs_ceil_log2(p) : p - 1) * step + 2 * spread;
+            return cs_library_bcast_scatter(model, prob, alg == 9);
         __attribute__((fallthrough));
     default: return cs_library_row(&cs_reduce_knomial, model, prob, "l=1");
     }

@@ -267,6 +267,70 @@ START_TEST(test_openmpi_allreduce_bcast)
 }
 END_TEST
 
+/*
+ * MPICH over nodes (8 ranks a node, a node level and a node's link): ch4's
+ * compositions for a commutative operator (ch4/generic.json lines 48-148;
+ * src/mpid/ch4/src/ch4_coll_impl.h lines 217-286, allreduce's alpha: the
+ * node's reduce to its first rank, the first ranks' allreduce, the node's
+ * broadcast; lines 328-413, reduce's alpha above 2 KiB: on the node, across
+ * the first ranks to rank 0, on to the root), each part MPIR's choice for its
+ * communicator (mpir/generic.json; the broadcast's "collective=bcast",
+ * lines 2-98: binomial up to 12288 B, then scatter and recursive-doubling
+ * allgather on a power of two); an operator that does not commute runs MPIR
+ * on the whole communicator (composition_beta, lines 288-304).
+ */
+START_TEST(test_mpich_on_nodes)
+{
+    const char *name;
+    const cs_model mo = {.alpha = 2e-6,
+                         .beta = 8e-11,
+                         .gamma = 2.5e-10,
+                         .rho = 1e-10,
+                         .overhead = 1e-7,
+                         .alpha_node = 2e-7,
+                         .beta_node = 2.5e-11,
+                         .node_levels = 1,
+                         .beta_link = 7e-11,
+                         .margin = 0.1,
+                         .library = CS_LIBRARY_MPICH};
+    const cs_model on = cs_model_on_node(&mo), off = cs_model_off_node(&mo, 1);
+    cs_model bcast = on;
+    bcast.gamma = 0.0;
+    cs_problem prob = call(CS_COLL_ALLREDUCE, 64, 64, 8, C, 0);
+    prob.ppn = 8;
+    cs_problem node = call(CS_COLL_REDUCE, 8, 64, 8, C, 0), leaders = call(CS_COLL_ALLREDUCE, 8, 64, 8, C, 0);
+    ck_assert_double_eq_tol(cs_library_price(&mo, &prob, &name),
+                            row(&cs_reduce_binomial, &on, &node, NULL) +
+                                cs_library_folded(&cs_allreduce_butterfly, &off, &leaders, "b=0") +
+                                row(&cs_reduce_binomial, &bcast, &node, NULL),
+                            1e-15);
+    ck_assert_str_eq(name, "node reduce, allreduce across nodes, node broadcast");
+    /* 16 KiB: the node's reduce-scatter and gather, its scatter and allgather */
+    prob.count = node.count = leaders.count = 2048;
+    prob.bytes = node.bytes = leaders.bytes = 16384;
+    ck_assert_double_eq_tol(cs_library_price(&mo, &prob, &name),
+                            cs_library_folded(&cs_reduce_butterfly, &on, &node, "b=0") +
+                                cs_library_folded(&cs_allreduce_butterfly, &off, &leaders, "b=0") +
+                                cs_library_bcast_scatter(&bcast, &node, 0),
+                            1e-15);
+    /* reduce of 16 KiB to rank 3: on the nodes, across them to rank 0, on to rank 3 on its node */
+    prob.coll = leaders.coll = CS_COLL_REDUCE;
+    prob.root = 3;
+    ck_assert_double_eq_tol(cs_library_price(&mo, &prob, &name),
+                            cs_library_folded(&cs_reduce_butterfly, &on, &node, "b=0") +
+                                cs_library_folded(&cs_reduce_butterfly, &off, &leaders, "b=0") + on.alpha +
+                                2 * mo.overhead + on.beta * 16384.0,
+                            1e-15);
+    ck_assert_str_eq(name, "node reduce and reduce across nodes");
+    /* not commutative: MPIR's recursive doubling on all 64 ranks, priced on the nodes */
+    prob = call(CS_COLL_ALLREDUCE, 64, 2048, 8, 0, 0);
+    prob.ppn = 8;
+    ck_assert_double_eq_tol(cs_library_price(&mo, &prob, &name),
+                            cs_library_folded(&cs_allreduce_butterfly, &mo, &prob, "k=0"), 1e-15);
+    ck_assert_str_eq(name, "recursive doubling");
+}
+END_TEST
+
 Suite *make_library_suite(void)
 {
     Suite *s = suite_create("library");
@@ -275,6 +339,7 @@ Suite *make_library_suite(void)
     tcase_add_test(tc, test_mpich_reduce_root);
     tcase_add_loop_test(tc, test_openmpi_reduce_root, 0, sizeof ompi_roots / sizeof ompi_roots[0]);
     tcase_add_test(tc, test_openmpi_allreduce_bcast);
+    tcase_add_test(tc, test_mpich_on_nodes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -656,7 +656,8 @@ END_TEST
  * own trees are priced as ours are: Open MPI's binary tree at p = 16 (its
  * reduce of 1 KiB), ranks numbered level by level, has its top 3 levels on
  * the first node and its last off it, every rank of a node sending at once;
- * MPICH's binomial tree is the row's, on nodes; SMPI's two-level allreduce
+ * MPICH's ch4 reduces on the other nodes, across them, then on the root's
+ * (binomial trees of 8: ch4_coll_impl.h, composition_beta); SMPI's two-level allreduce
  * is a node's binomial reduce, the first ranks' recursive doubling off the
  * nodes and a node's broadcast. */
 START_TEST(test_library_on_nodes)
@@ -681,7 +682,11 @@ START_TEST(test_library_on_nodes)
     cfg.model.library = CS_LIBRARY_MPICH;
     prob = problem(CS_COLL_REDUCE, 64, 64, 4, C);
     prob.ppn = 8;
-    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name), cs_reduce_binomial.cost(mo, &prob, NULL), 1e-15);
+    const cs_problem node8 = problem(CS_COLL_REDUCE, 8, 64, 4, C);
+    const cs_model on8 = cs_model_on_node(mo), off1 = cs_model_off_node(mo, 1);
+    ck_assert_double_eq_tol(
+        cs_library_price(mo, &prob, &name),
+        2 * cs_reduce_binomial.cost(&on8, &node8, NULL) + cs_reduce_binomial.cost(&off1, &node8, NULL), 1e-15);
     cs_problem flat = prob;
     flat.ppn = 0;
     ck_assert_double_lt(cs_library_price(mo, &prob, &name), cs_library_price(mo, &flat, &name));
