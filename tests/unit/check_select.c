@@ -61,7 +61,7 @@ static const struct {
     {CS_COLL_ALLREDUCE, "butterfly", 8, 10, "butterfly", "forced", NULL},
     {CS_COLL_ALLREDUCE, "butterfly", 6, 10, "ring", "breakpoint", "power of two"},
     /* the library's recursive doubling after a fold, priced within the margin of elimination */
-    {CS_COLL_ALLREDUCE, "ring", 11, 10, "native", "library's own", "odd factor 3, 5 or 7"},
+    {CS_COLL_ALLREDUCE, "ring", 11, 2, "native", "library's own", "odd factor 3, 5 or 7"},
     {CS_COLL_ALLTOALL, "direct", 12, 10, "direct", "forced", NULL},
     /* 40 B blocks at p >= 8: MPICH's Bruck, which ours do not beat by the margin */
     {CS_COLL_ALLTOALL, "standard", 12, 10, "native", "library's own", "power of two"},
@@ -559,7 +559,8 @@ static const struct {
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "scattered"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32769, 1, 0, "pairwise"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "pairwise sendrecv-replace"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 2, 4, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 513, 4, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "binomial"},
@@ -636,15 +637,14 @@ START_TEST(test_library_mirror_prices)
     const double m = 1000.0;
     ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
                             2 * (mo->alpha + 3 * mo->overhead + 2 * m * (mo->beta + mo->gamma)), 1e-15);
-    /* Open MPI at p = 200, 1000 B: its reduce (binomial) and a binomial broadcast */
+    /* Open MPI at p = 200, 1000 B: its reduce (binomial) and its broadcast (a binary tree) */
     prob = problem(CS_COLL_ALLREDUCE, 200, 250, 4, C);
     cs_problem reduce = prob;
     reduce.coll = CS_COLL_REDUCE;
-    cs_model bcast = cfg.model;
-    bcast.gamma = 0.0;
     const cs_alg *binomial = alg_named(CS_COLL_REDUCE, "binomial");
     ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
-                            binomial->cost(mo, &reduce, NULL) + binomial->cost(&bcast, &reduce, NULL), 1e-15);
+                            binomial->cost(mo, &reduce, NULL) + 7 * (mo->alpha + 3 * mo->overhead + 2 * m * mo->beta),
+                            1e-15);
     /* Open MPI's ring: 2 (p - 1) steps of m / p */
     prob = problem(CS_COLL_ALLREDUCE, 3, 1250, 4, C);
     ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
@@ -656,7 +656,8 @@ END_TEST
  * own trees are priced as ours are: Open MPI's binary tree at p = 16 (its
  * reduce of 1 KiB), ranks numbered level by level, has its top 3 levels on
  * the first node and its last off it, every rank of a node sending at once;
- * MPICH's binomial tree is the row's, on nodes; SMPI's two-level allreduce
+ * MPICH's ch4 reduces on the other nodes, across them, then on the root's
+ * (binomial trees of 8: ch4_coll_impl.h, composition_beta); SMPI's two-level allreduce
  * is a node's binomial reduce, the first ranks' recursive doubling off the
  * nodes and a node's broadcast. */
 START_TEST(test_library_on_nodes)
@@ -681,7 +682,11 @@ START_TEST(test_library_on_nodes)
     cfg.model.library = CS_LIBRARY_MPICH;
     prob = problem(CS_COLL_REDUCE, 64, 64, 4, C);
     prob.ppn = 8;
-    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name), cs_reduce_binomial.cost(mo, &prob, NULL), 1e-15);
+    const cs_problem node8 = problem(CS_COLL_REDUCE, 8, 64, 4, C);
+    const cs_model on8 = cs_model_on_node(mo), off1 = cs_model_off_node(mo, 1);
+    ck_assert_double_eq_tol(
+        cs_library_price(mo, &prob, &name),
+        2 * cs_reduce_binomial.cost(&on8, &node8, NULL) + cs_reduce_binomial.cost(&off1, &node8, NULL), 1e-15);
     cs_problem flat = prob;
     flat.ppn = 0;
     ck_assert_double_lt(cs_library_price(mo, &prob, &name), cs_library_price(mo, &flat, &name));
