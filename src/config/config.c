@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "config/config_internal.h"
@@ -80,6 +81,38 @@ void cs_config_error_format(const cs_config_error *err, char *buf, size_t size)
         snprintf(buf, size, "%s:%d:%d: %s", err->file, err->line, err->column, err->message);
 }
 
+/*
+ * Strict mode ends the job, and the user must see why on every run. The
+ * launcher forwards what a rank writes while the job lives, and an abort
+ * may end it first: MPICH's lost every line of a run, its own "Abort" lines
+ * too, about one run in twenty. So a rank that aborts waits CS_STRICT_SAY_S
+ * after its line. Rank 0 says so at once. Another rank cannot know whether
+ * rank 0 found the same fault (a file bad everywhere) or none (a setting
+ * bad on some ranks only): it waits CS_STRICT_GRACE_S, in which rank 0's
+ * abort ends it without a second line, then says so itself, naming its
+ * rank. No rank waits on another: nothing can hang.
+ */
+#define CS_STRICT_SAY_S 1
+#define CS_STRICT_GRACE_S 3
+int cs_config_report(const cs_config *cfg, const cs_config_error *err, int world_rank)
+{
+    char text[sizeof err->file + sizeof err->message + 32];
+    cs_config_error_format(err, text, sizeof text);
+    if (world_rank != 0 && !cfg->strict)
+        return 0; /* rank 0 says it, once */
+    if (world_rank != 0)
+        sleep(CS_STRICT_GRACE_S);
+    if (world_rank == 0)
+        fprintf(stderr, "collshim: %s; %s\n", text,
+                cfg->strict ? "aborting (strict)" : "running on the MPI library's collectives");
+    else
+        fprintf(stderr, "collshim: rank %d: %s; aborting (strict)\n", world_rank, text);
+    fflush(stderr);
+    if (cfg->strict)
+        sleep(CS_STRICT_SAY_S);
+    return cfg->strict;
+}
+
 int cs_config_native_range(const cs_coll_config *cc, size_t bytes)
 {
     /* The last range starting at or below bytes is the only candidate. */
@@ -94,8 +127,7 @@ int cs_config_native_range(const cs_coll_config *cc, size_t bytes)
     return lo > 0 && bytes <= cc->native[lo - 1].hi;
 }
 
-void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt,
-                  ...)
+void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt, ...)
 {
     va_list ap;
 

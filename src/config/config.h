@@ -106,6 +106,11 @@ int cs_config_write(FILE *f, const cs_config *cfg);
 /* "FILE:LINE:COL: message" */
 void cs_config_error_format(const cs_config_error *err, char *buf, size_t size);
 
+/* After cs_config_init failed on this rank (of MPI_COMM_WORLD): say why on
+ * stderr (rank 0; under strict, any rank whose job rank 0 has not ended
+ * within a grace period). 1 where the caller must abort (strict). */
+int cs_config_report(const cs_config *cfg, const cs_config_error *err, int world_rank);
+
 /* Is a message size in one of the native ranges of a collective? */
 int cs_config_native_range(const cs_coll_config *cc, size_t bytes);
 
