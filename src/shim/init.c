@@ -114,6 +114,7 @@ static void cs_shim_start(void)
     cs_args_probe_ops();
     if (cs_config_init(&cs_shim.cfg, &err) != 0 && cs_config_report(&cs_shim.cfg, &err, cs_shim.world_rank))
         PMPI_Abort(MPI_COMM_WORLD, 1);
+    cs_shim.cfg.says = cs_shim.world_rank == 0; /* one line for the job, not one per rank */
     if (cs_shim.cfg.model.library == CS_LIBRARY_AUTO) /* the library priced: the one we run on */
         cs_shim.cfg.model.library = cs_library_detect(version);
 #ifdef OPEN_MPI
