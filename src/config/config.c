@@ -113,6 +113,44 @@ int cs_config_report(const cs_config *cfg, const cs_config_error *err, int world
     return cfg->strict;
 }
 
+/* "MPICH", "Open MPI": the libraries a program runs on, as their users name them. */
+static const char *cs_config_library_words(int library)
+{
+    return library == CS_LIBRARY_OPENMPI ? "Open MPI" : "MPICH";
+}
+
+/*
+ * The library priced is the one the program runs on: where the
+ * configuration says auto, and where it names the other of the two (a file
+ * calibrated under MPICH, loaded by Open MPI's build: its rules and costs
+ * were measured against MPICH's collectives, and MPICH's defaults priced
+ * under Open MPI would decide against a library that is not there).
+ * COLLSHIM_LIBRARY is the user's word for this run and stands, as do the
+ * simulated libraries (the scale lab names them).
+ */
+int cs_config_library_running(cs_config *cfg, int running, int say)
+{
+    const int given = cfg->model.library;
+    const char *env = getenv("COLLSHIM_LIBRARY");
+    const int real = given == CS_LIBRARY_MPICH || given == CS_LIBRARY_OPENMPI;
+    if (given == CS_LIBRARY_AUTO) {
+        cfg->model.library = running;
+        return 0;
+    }
+    if (!real || given == running || (running != CS_LIBRARY_MPICH && running != CS_LIBRARY_OPENMPI) || (env && *env))
+        return 0;
+    cfg->model.library = running;
+    if (say)
+        fprintf(stderr,
+                "collshim: %s was written for %s (model.library: %s) and this program runs %s: its rules and "
+                "costs were measured under %s; pricing %s's own collectives (collshim-calibrate under %s writes "
+                "a file for it)\n",
+                cfg->source[0] ? cfg->source : "the configuration", cs_config_library_words(given),
+                cs_library_name(given), cs_config_library_words(running), cs_config_library_words(given),
+                cs_config_library_words(running), cs_config_library_words(running));
+    return 1;
+}
+
 int cs_config_native_range(const cs_coll_config *cc, size_t bytes)
 {
     /* The last range starting at or below bytes is the only candidate. */

@@ -116,6 +116,12 @@ void cs_config_error_format(const cs_config_error *err, char *buf, size_t size);
  * within a grace period). 1 where the caller must abort (strict). */
 int cs_config_report(const cs_config *cfg, const cs_config_error *err, int world_rank);
 
+/* Price the library the program runs on (running: cs_library_detect's),
+ * where the configuration says auto or names the other real library (then,
+ * if say, one line on stderr naming the file). COLLSHIM_LIBRARY and the
+ * simulated libraries stand. 1 where the configuration was overridden. */
+int cs_config_library_running(cs_config *cfg, int running, int say);
+
 /* Is a message size in one of the native ranges of a collective? */
 int cs_config_native_range(const cs_coll_config *cc, size_t bytes);
 

@@ -115,8 +115,8 @@ static void cs_shim_start(void)
     if (cs_config_init(&cs_shim.cfg, &err) != 0 && cs_config_report(&cs_shim.cfg, &err, cs_shim.world_rank))
         PMPI_Abort(MPI_COMM_WORLD, 1);
     cs_shim.cfg.says = cs_shim.world_rank == 0; /* one line for the job, not one per rank */
-    if (cs_shim.cfg.model.library == CS_LIBRARY_AUTO) /* the library priced: the one we run on */
-        cs_shim.cfg.model.library = cs_library_detect(version);
+    /* the library priced: the one we run on (a file written for the other says so, once) */
+    cs_config_library_running(&cs_shim.cfg, cs_library_detect(version), cs_shim.world_rank == 0);
 #ifdef OPEN_MPI
     if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI)
         cs_shim_library_forced(&cs_shim.cfg.model, level);
