@@ -57,7 +57,7 @@ static struct {
     FILE *summary; /* rank 0's table: stderr, or <log>.summary beside a log file; NULL: none */
     int rank;
     const char *source;                 /* the configuration file, for the summary header */
-    char source_json[2 * PATH_MAX];     /* the same as a JSON string's contents, for the records */
+    char source_json[208];              /* its first 200 bytes or so as a JSON string's contents (escapes never cut) */
     int library;                        /* the library priced (model.library), for the summary header */
     unsigned char forced[CS_COLL_LAST]; /* the library's algorithms the user forced (model.library_forced) */
     pthread_mutex_t lock;               /* the tallies, under MPI_THREAD_MULTIPLE */
@@ -362,7 +362,7 @@ static void cs_log_write_call(const cs_record *r)
     cs_log_alg_spec(d, alg, sizeof(alg));
     cs_log_shape(prob, shape, sizeof(shape));
     if (d->rule) /* "rule allreduce.rules[2] (machine.yaml:14)" */
-        snprintf(how, sizeof(how), " (%s.rules[%d], %.200s:%d)", cs_coll_name(prob->coll), d->rule - 1,
+        snprintf(how, sizeof(how), " (%s.rules[%d], %s:%d)", cs_coll_name(prob->coll), d->rule - 1,
                  cs_log.source_json[0] ? cs_log.source_json : "?", d->rule_line);
     else if (d->alg->explain)
         d->alg->explain(&d->params, how, sizeof(how));
