@@ -103,7 +103,7 @@ static const char *cs_select_forced_reason(const cs_coll_config *cc)
     return cc->from_env ? "forced by the environment" : "forced by the configuration";
 }
 
-void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
+static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
 {
     const cs_coll_config *cc = &cfg->coll[prob->coll];
     const cs_alg *native = cs_alg_native(prob->coll);
@@ -190,4 +190,11 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         d->declined = cs_select_restriction(alg, prob);
     }
     return cs_select_model(cfg, prob, d);
+}
+
+void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
+{
+    cs_select_decide(cfg, cache, prob, d);
+    if (cfg->coll[prob->coll].choice == CS_CHOICE_FORCED) /* what it could not do, said once (warn.c) */
+        cs_select_warn(cfg, prob, d);
 }
