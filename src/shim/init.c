@@ -167,8 +167,10 @@ CS_EXPORT int MPI_Init(int *argc, char ***argv)
         return next ? next(argc, argv) : CS_ABI_NO_NEXT;
     }
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         cs_shim_ensure();
+        cs_args_probe_agree(MPI_COMM_WORLD); /* every rank is here */
+    }
     return rc;
 }
 
@@ -180,8 +182,10 @@ CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
         return next ? next(argc, argv, required, provided) : CS_ABI_NO_NEXT;
     }
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         cs_shim_ensure();
+        cs_args_probe_agree(MPI_COMM_WORLD);
+    }
     return rc;
 }
 
