@@ -16,6 +16,7 @@
 #include "log/log.h"
 #include "shim/abi.h"
 #include "shim/args.h"
+#include "shim/mca.h"
 #include "shim/shim.h"
 
 cs_state cs_shim;
@@ -126,7 +127,8 @@ static void cs_shim_start(void)
     if (cs_shim.cfg.model.library == CS_LIBRARY_AUTO) /* the library priced: the one we run on */
         cs_shim.cfg.model.library = cs_library_detect(version);
 #ifdef OPEN_MPI
-    if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI)
+    /* MPI_T costs Open MPI 4.1 some 0.2 s a process: asked only where the user may have forced one */
+    if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI && cs_mca_tuned_may_be_set())
         cs_shim_library_forced(&cs_shim.cfg.model, level);
 #endif
     /* Bokhari's hulls for every d, once, on the model: read only from here on. */
