@@ -98,6 +98,8 @@ void cs_select_predict(const cs_model *model, const cs_problem *prob, cs_decisio
         d->predicted = d->alg->cost(model, prob, &d->params);
 }
 
+const char cs_select_library_wrong[] = "the library computes this operator on this type wrongly";
+
 static const char *cs_select_forced_reason(const cs_coll_config *cc)
 {
     return cc->from_env ? "forced by the environment" : "forced by the configuration";
@@ -141,6 +143,11 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
             d->predicted = cs_select_price(&cfg->model, cc->alg->instead, prob, &d->params, INFINITY);
             return cs_decide(d, cc->alg->instead, "in place of the forced algorithm");
         }
+    }
+    if (library && (prob->flags & CS_PROB_LIBRARY_WRONG)) { /* ours, wherever one runs the call */
+        int n, i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
+        if (i >= 0)
+            return cs_decide(d, cs_alg_table(prob->coll, &n)[i], cs_select_library_wrong);
     }
     if (cc->nrules && cs_select_by_rules(cfg, cc, prob, d))
         return;

@@ -58,6 +58,9 @@ const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob);
 const char *cs_select_restriction_given(const cs_alg *alg, const cs_problem *prob, const cs_params *given);
 
 void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d);
+/* The reason of a call that runs ours because the library computes its
+ * operator wrongly (CS_PROB_LIBRARY_WRONG); the caller may name the pair. */
+extern const char cs_select_library_wrong[];
 
 /* What a forced choice could not do in decision d, as the line cs_select
  * says once on stderr (cs_config.says): the forced algorithm cannot run
