@@ -136,6 +136,31 @@ static void check_one(int ti, MPI_Op op, size_t count, int coll, int root)
                types[ti].name, opname);
 }
 
+/* The extension API's window reduction (n = p, r = 0: rank i gets ranks i .. p - 1) wraps too. */
+static void check_window(int ti, size_t count)
+{
+    typedef int (*cs_window_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, int, MPI_Comm);
+    static unsigned char send[MAXCOUNT * 8], got[MAXCOUNT * 8], want[MAXCOUNT * 8];
+    const cs_window_fn win = (cs_window_fn)dlsym(RTLD_DEFAULT, "collshim_window_reduce");
+    const size_t width = types[ti].width;
+    int rank, p;
+    if (!win)
+        return;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    cs_set_case("window n=%d r=0 %s MPI_SUM count %zu", p, types[ti].name, count);
+    fill(send, width, rank, count);
+    for (size_t i = 0; i < count; i++) {
+        uint64_t acc = 0;
+        for (int r = rank; r < p; r++)
+            acc += operand(width, r, i);
+        memcpy(want + i * width, &acc, width);
+    }
+    CHECK(win(send, got, (int)count, types[ti].type, MPI_SUM, p, 0, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "collshim_window_reduce failed");
+    CHECK(memcmp(got, want, count * width) == 0, "the window's sums do not wrap");
+}
+
 /* The shim's datatype queries and context lookups while `calls` repeat the call. */
 #define REPEATED(what, calls, stmt)                                                                                    \
     do {                                                                                                               \
@@ -211,6 +236,8 @@ int main(int argc, char **argv)
                     if (coll == 2 && p > 1)
                         check_one(ti, o ? MPI_PROD : MPI_SUM, counts[c], coll, p - 1);
                 }
+    for (int ti = 0; ti < NTYPES; ti++)
+        check_window(ti, MAXCOUNT);
     const char *log = getenv("COLLSHIM_LOG"), *library = getenv("CS_TEST_WRAP_LIBRARY");
     if (cs_shim_loaded() && !(log && *log))
         check_repeats(library && !strcmp(library, "1"));
