@@ -271,7 +271,8 @@ static double cs_library_reduction(const cs_model *model, const cs_problem *prob
         return composed;
     const int pof2 = 1 << cs_floor_log2(prob->p);
     const int commutative = (prob->flags & CS_PROB_COMMUTATIVE) != 0;
-    const int tree = !commutative || cs_mpich_count_below_pof2(prob, pof2); /* "is_op_built_in=no", "count<pow2" */
+    const int tree = !commutative || (prob->flags & CS_PROB_USER_OP) ||
+                     cs_mpich_count_below_pof2(prob, pof2); /* "is_op_built_in=no", "count<pow2" */
     if (prob->coll == CS_COLL_REDUCE) {
         if (tree || prob->bytes <= CS_MPICH_SHORT_REDUCTION) {
             *name = "binomial";

@@ -158,7 +158,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
 
     /* The breakpoints hold the model's choice for this variant and size. */
     const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0) |
-                        ((prob->flags & CS_PROB_EXACT) ? 4 : 0);
+                        ((prob->flags & CS_PROB_EXACT) ? 4 : 0) | ((prob->flags & CS_PROB_USER_OP) ? 8 : 0);
     cs_breakpoints *bp = &cache->bp[prob->coll][variant];
     if (!bp->computed)
         cs_breakpoints_compute(&cfg->model, prob, bp);

@@ -25,7 +25,7 @@ typedef struct cs_breakpoints {
     const char *declined; /* and the restriction that stops it */
 } cs_breakpoints;
 
-#define CS_BP_VARIANTS 8 /* (commutative, in place, exact) */
+#define CS_BP_VARIANTS 16 /* (commutative, in place, exact, a user's operator) */
 
 typedef struct cs_select_cache {
     cs_breakpoints bp[CS_COLL_LAST][CS_BP_VARIANTS];

@@ -208,6 +208,11 @@ int cs_args_predefined(MPI_Datatype type, MPI_Op op)
     return (op == MPI_OP_NULL || cs_op_index(op) >= 0) && cs_type_index(type) >= 0;
 }
 
+int cs_args_op_user(MPI_Op op)
+{
+    return cs_op_index(op) < 0;
+}
+
 const char *cs_args_library_wrong(MPI_Op op, MPI_Datatype type)
 {
     int t;

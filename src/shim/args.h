@@ -37,6 +37,8 @@ static inline int cs_args_count_negative(const cs_call *c)
 /* Are type and op (MPI_OP_NULL for alltoall) predefined handles, which no
  * program can free? */
 int cs_args_predefined(MPI_Datatype type, MPI_Op op);
+/* Whether op is a user's operator (MPI_Op_create), not a predefined one. */
+int cs_args_op_user(MPI_Op op);
 
 /* Is op defined on type, by the MPI library's own judgement? User
  * operators are defined on every type; predefined ones only on some

@@ -16,7 +16,7 @@
 #include "select/library.h"
 #include "select/library_rows.h"
 
-enum { C = CS_PROB_COMMUTATIVE, I = CS_PROB_INPLACE };
+enum { C = CS_PROB_COMMUTATIVE, I = CS_PROB_INPLACE, U = CS_PROB_USER_OP };
 
 static cs_model model_of(int library)
 {
@@ -64,11 +64,15 @@ static const struct {
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 16, 16, 8, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 2, 2, 8, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_AUTO, CS_COLL_ALLREDUCE, 8, 8, 4, C, "reduce-scatter and allgather"},
+    /* is_op_built_in=no: a user's commutative operator takes recursive doubling at every size */
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 16, 4, C | U, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 16, 16, 8, C | U, "recursive doubling"},
     /* reduce, lines 206-276 (comm_hierarchy=parent on one node, and any): avg_msg_size<=2048:
      * binomial; is_op_built_in=yes and count<pow2: binomial; built in: reduce_scatter_gather;
      * not: binomial */
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 513, 4, C, "reduce-scatter and gather"},
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 1 << 18, 4, 0, "binomial"},
+    {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 1 << 18, 4, C | U, "binomial"}, /* is_op_built_in=no */
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 12, 600, 4, C, "reduce-scatter and gather"},
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 1024, 600, 4, C, "binomial"}, /* count < p' */
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 1024, 1024, 4, C, "reduce-scatter and gather"},
