@@ -145,11 +145,34 @@ typedef struct cs_collective {
 
 const cs_collective *cs_collective_of(cs_coll coll);
 
+/* Rows priced on a node map by the event pricer up to this many ranks. */
+#define CS_MAP_PRICED_MAX 128
+
+/* A row on a node map that is not blocks of one size (cs_model_map_uneven),
+ * which its closed form does not see: the critical path of its schedules
+ * on the map (sched/pricer.h), built for every rank (price_map.c); -1 where
+ * it is not so priced (no schedules, p above CS_MAP_PRICED_MAX, no memory).
+ * It allocates: a communicator's decisions are made once and kept. */
+double cs_alg_price_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const cs_params *params);
+
+/* The cost of a row with its parameters: cs_alg_price_map's on a map of
+ * uneven nodes where it prices, else the closed form's. */
+static inline double cs_alg_cost_on_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
+                                        const cs_params *params)
+{
+    const double on_map = cs_model_map_uneven(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
+    return on_map >= 0.0 ? on_map : alg->cost(model, prob, params);
+}
+
 /* The cost of a row with its parameters, or a price at or above stop where
- * it cannot be cheaper (a row with cost_within stops pricing there). */
+ * it cannot be cheaper (a row with cost_within stops pricing there); on a
+ * map of uneven nodes, cs_alg_price_map's where it prices. */
 static inline double cs_alg_cost_within(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
                                         const cs_params *params, double stop)
 {
+    const double on_map = cs_model_map_uneven(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
+    if (on_map >= 0.0)
+        return on_map;
     return alg->cost_within ? alg->cost_within(model, prob, params, stop) : alg->cost(model, prob, params);
 }
 

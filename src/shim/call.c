@@ -127,7 +127,8 @@ int cs_call_run(const cs_call *c)
     if ((refused = cs_args_check(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
 
-    cs_problem prob = {.coll = c->coll, .p = ctx->p, .ppn = ctx->ppn};
+    cs_problem prob = {
+        .coll = c->coll, .p = ctx->p, .ppn = ctx->map.ppn, .node = ctx->map.node, .nodes = ctx->map.nodes};
     if (cs_shim_coll_of(c->coll)->describe(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
     cs_described_set(ctx, c, &prob, &l);
