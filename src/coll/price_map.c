@@ -11,7 +11,7 @@ double cs_alg_price_map(const cs_alg *alg, const cs_model *model, const cs_probl
 {
     const int p = prob->p;
     double t = -1.0;
-    if (!alg->build || !prob->node || p > CS_MAP_PRICED_MAX || p < 1)
+    if (!alg->build || !prob->node || p < 1)
         return -1.0;
     cs_sched *s = calloc((size_t)p, sizeof *s);
     if (!s)

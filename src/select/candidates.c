@@ -68,7 +68,7 @@ const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob)
 double cs_select_price(const cs_model *model, const cs_alg *alg, const cs_problem *prob, cs_params *params, double stop)
 {
     if (alg->tune_priced) { /* on a map of uneven nodes: tuned in full, then priced on the map */
-        const int on_map = cs_model_map_uneven(model, prob) && prob->p <= CS_MAP_PRICED_MAX;
+        const int on_map = cs_alg_map_priced(model, prob);
         const double t = alg->tune_priced(model, prob, params, on_map ? INFINITY : stop);
         if (t >= 0 && !on_map)
             return t;
