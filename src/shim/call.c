@@ -88,7 +88,7 @@ static int cs_call_aside(const cs_call *c, const cs_context *ctx, const char *re
     int rc = cs_shim_native(c);
     if (logging) {
         cs_decision d = {.alg = cs_alg_native(c->coll), .reason = reason, .predicted = -1.0};
-        cs_local l = {.prob = {.coll = c->coll, .p = ctx->p, .root = c->root}};
+        cs_local l = {.prob = {.coll = c->coll, .p = ctx->p, .root = c->root, .nodes = ctx->map.nodes}};
         cs_call_log(c, ctx, &l, &d, PMPI_Wtime() - t0);
     }
     return rc;
