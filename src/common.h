@@ -268,10 +268,7 @@ static inline cs_model cs_model_at_level(const cs_model *model, const cs_problem
 {
     const long ppn = prob->ppn;
     return cs_model_hop(model, prob, cs_level_on_node(prob, stride, f),
-                        ppn < 1             ? 1
-                        : stride % ppn == 0 ? ppn
-                        : stride < ppn      ? stride
-                                            : ppn);
+                        ppn < 1 ? 1 : stride % ppn == 0 ? ppn : stride < ppn ? stride : ppn);
 }
 
 #endif

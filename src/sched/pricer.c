@@ -159,14 +159,8 @@ static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_
     *busy = leave + beta * (double)bytes;
     if (*busy > c->ready)
         c->ready = *busy;
-    return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha,
-                                              .kind = CS_EV_ARRIVE,
-                                              .rank = to,
-                                              .from = rank,
-                                              .round = c->round,
-                                              .local = local,
-                                              .link = link,
-                                              .bytes = bytes});
+    return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha, .kind = CS_EV_ARRIVE, .rank = to, .from = rank,
+                                              .round = c->round, .local = local, .link = link, .bytes = bytes});
 }
 
 /* A rendezvous send whose receiver has not begun the round: it waits there. */
@@ -180,8 +174,8 @@ static int cs_park(cs_pricer *pr, int rank, size_t at, int local, int link, size
         pr->parked = more;
         pr->parked_cap = cap;
     }
-    pr->parked[pr->nparked] = (cs_parked){
-        .from = rank, .local = local, .link = link, .bytes = bytes, .posted = posted, .next = pr->parked_head[at]};
+    pr->parked[pr->nparked] = (cs_parked){.from = rank, .local = local, .link = link, .bytes = bytes,
+                                          .posted = posted, .next = pr->parked_head[at]};
     pr->parked_head[at] = pr->nparked++;
     pr->clock[rank].parked++;
     return 0;

@@ -68,8 +68,8 @@ static void cs_sched_price_flush(cs_sched *s)
     if (s->p_ppn || s->p_node)
         s->priced += cs_sched_price_round_nodes(s);
     else
-        s->priced +=
-            cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced, s->p_copied);
+        s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
+                                         s->p_copied);
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
     s->p_sent_off = s->p_recv_off = 0;
