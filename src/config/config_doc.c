@@ -21,8 +21,8 @@ const cs_config_doc cs_config_key_docs[] = {
     {"model.beta_node", "seconds per byte, 0 to 1e9", "β of a message between ranks of one node, on a path of its own"},
     {"model.beta_link", "seconds per byte, 0 to 1e9",
      "a node's link to the network, which the messages its ranks send off it at once share (each rank then "
-     "sees the larger of `beta` and its share); 0 (the default): not shared. Applies where a communicator's "
-     "ranks lie on nodes in blocks of one size; `collshim-calibrate --fit` measures it over nodes"},
+     "sees the larger of `beta` and its share); 0 (the default): not shared. Applies to a node's ranks "
+     "whatever their numbers (model.placement); `collshim-calibrate --fit` measures it over nodes"},
     {"model.ranks_per_node", "a count of ranks, 0 to 1073741824",
      "what the model's node is: 0 (the default), the ranks that share memory (`MPI_COMM_TYPE_SHARED`); N, the "
      "blocks of N consecutive `MPI_COMM_WORLD` ranks, for a network that groups hosts (the hosts of one leaf "
