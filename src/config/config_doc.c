@@ -32,8 +32,8 @@ const cs_config_doc cs_config_key_docs[] = {
     {"model.placement", "`block`, `cyclic`",
      "how `MPI_COMM_WORLD`'s ranks lie on the nodes of `ranks_per_node` N: `block` (the default), N consecutive "
      "ranks a node, the last node part full where N does not divide the world's size; `cyclic`, dealt round robin "
-     "to ceil(size / N) nodes, rank i on node i mod that (`mpiexec --map-by node`, Slurm's cyclic distribution). "
-     "No effect where `ranks_per_node` is 0"},
+     "to ceil(size / N) nodes, rank i on node i mod that (`mpirun.openmpi --map-by node`, Slurm's cyclic "
+     "distribution). No effect where `ranks_per_node` is 0"},
     {"model.rendezvous_from", "bytes, 0 or more (`64K`)",
      "messages of at least this size go by rendezvous: one leaves only once its receiver has begun the round "
      "that receives it, so a receiver that comes late delays it (an MPI library's protocol past its eager "

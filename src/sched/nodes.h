@@ -30,7 +30,7 @@ int cs_nodes_from_keys(cs_nodes *map, const int *keys, int p);
 /* The node of world rank `world` of `world_size` under model.ranks_per_node
  * `block` > 0: world ranks in blocks of `block` (the last may be part
  * full), or with cyclic set dealt round robin to ceil(world_size / block)
- * nodes (rank i on node i mod that: mpiexec's --map-by node, Slurm's
+ * nodes (rank i on node i mod that: mpirun.openmpi --map-by node, Slurm's
  * cyclic distribution). */
 static inline int cs_nodes_world_key(int world, int world_size, int block, int cyclic)
 {
