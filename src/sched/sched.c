@@ -65,7 +65,7 @@ static void cs_sched_price_flush(cs_sched *s)
 {
     s->priced_starts += s->p_sends > s->p_recvs ? s->p_sends : s->p_recvs;
     s->priced_posts += s->p_sends + s->p_recvs;
-    if (s->p_ppn || s->p_node)
+    if (s->p_ppn)
         s->priced += cs_sched_price_round_nodes(s);
     else
         s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
@@ -98,7 +98,7 @@ void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int onew
         return;
     const cs_model on = cs_model_on_node(s->price);
     s->p_rank = rank;
-    s->p_ppn = uneven ? 0 : prob->ppn;
+    s->p_ppn = uneven ? -1 : prob->ppn;
     s->p_node = uneven ? prob->node : NULL;
     s->p_mynode = uneven ? prob->node[rank] : 0;
     s->p_alpha_on = on.alpha;

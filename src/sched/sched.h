@@ -66,7 +66,7 @@ typedef struct cs_sched {
      * ppn, or its node map where that is not blocks of one size), how many
      * of a node's ranks send off it at once in a one-way round, and the
      * open round's messages off the node. */
-    int p_rank, p_ppn; /* p_ppn 0 and p_node NULL: one level */
+    int p_rank, p_ppn; /* p_ppn 0: one level; -1: on the map p_node, the rank on node p_mynode */
     const int *p_node;
     int p_mynode;
     double p_alpha_on, p_beta_on, p_beta_exchange, p_beta_oneway;
@@ -90,7 +90,8 @@ void cs_sched_store(cs_sched *s, const cs_step *step);
  * mode (at p = 65,535, a third of its time went to the calls). */
 static inline void cs_sched_price_message(cs_sched *s, int send, int peer, size_t len)
 {
-    const int off = s->p_node ? s->p_node[peer] != s->p_mynode : s->p_ppn && peer / s->p_ppn != s->p_rank / s->p_ppn;
+    const int off =
+        s->p_ppn && (s->p_ppn > 0 ? peer / s->p_ppn != s->p_rank / s->p_ppn : s->p_node[peer] != s->p_mynode);
     if (send) {
         s->p_sent += len;
         s->p_sends++;
