@@ -157,7 +157,9 @@ enum {
     CS_PROB_COMMUTATIVE = 1u << 1, /* MPI_Op_commutative */
     CS_PROB_CONTIG = 1u << 2,      /* datatypes are contiguous: size == extent == true extent */
     CS_PROB_EXACT = 1u << 3,       /* results do not depend on operand order (integers, MIN/MAX...) */
-    CS_PROB_INVERSE = 1u << 4      /* the operator has an exact inverse on the type (sched/inverse.h) */
+    CS_PROB_INVERSE = 1u << 4,     /* the operator has an exact inverse on the type (sched/inverse.h) */
+    CS_PROB_LIBRARY_WRONG = 1u << 5, /* the library computes the (op, type) wrongly: ours preferred */
+    CS_PROB_USER_OP = 1u << 6        /* the operator is not predefined (MPICH selects by it) */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "config/config_internal.h"
@@ -80,6 +81,76 @@ void cs_config_error_format(const cs_config_error *err, char *buf, size_t size)
         snprintf(buf, size, "%s:%d:%d: %s", err->file, err->line, err->column, err->message);
 }
 
+/*
+ * Strict mode ends the job, and the user must see why on every run. The
+ * launcher forwards what a rank writes while the job lives, and an abort
+ * may end it first: MPICH's lost every line of a run, its own "Abort" lines
+ * too, about one run in twenty. So a rank that aborts waits CS_STRICT_SAY_S
+ * after its line. Rank 0 says so at once. Another rank cannot know whether
+ * rank 0 found the same fault (a file bad everywhere) or none (a setting
+ * bad on some ranks only): it waits CS_STRICT_GRACE_S, in which rank 0's
+ * abort ends it without a second line, then says so itself, naming its
+ * rank. No rank waits on another: nothing can hang.
+ */
+#define CS_STRICT_SAY_S 1
+#define CS_STRICT_GRACE_S 3
+int cs_config_report(const cs_config *cfg, const cs_config_error *err, int world_rank)
+{
+    char text[sizeof err->file + sizeof err->message + 32];
+    cs_config_error_format(err, text, sizeof text);
+    if (world_rank != 0 && !cfg->strict)
+        return 0; /* rank 0 says it, once */
+    if (world_rank != 0)
+        sleep(CS_STRICT_GRACE_S);
+    if (world_rank == 0)
+        fprintf(stderr, "collshim: %s; %s\n", text,
+                cfg->strict ? "aborting (strict)" : "running on the MPI library's collectives");
+    else
+        fprintf(stderr, "collshim: rank %d: %s; aborting (strict)\n", world_rank, text);
+    fflush(stderr);
+    if (cfg->strict)
+        sleep(CS_STRICT_SAY_S);
+    return cfg->strict;
+}
+
+/* "MPICH", "Open MPI": the libraries a program runs on, as their users name them. */
+static const char *cs_config_library_words(int library)
+{
+    return library == CS_LIBRARY_OPENMPI ? "Open MPI" : "MPICH";
+}
+
+/*
+ * The library priced is the one the program runs on: where the
+ * configuration says auto, and where it names the other of the two (a file
+ * calibrated under MPICH, loaded by Open MPI's build: its rules and costs
+ * were measured against MPICH's collectives, and MPICH's defaults priced
+ * under Open MPI would decide against a library that is not there).
+ * COLLSHIM_LIBRARY is the user's word for this run and stands, as do the
+ * simulated libraries (the scale lab names them).
+ */
+int cs_config_library_running(cs_config *cfg, int running, int say)
+{
+    const int given = cfg->model.library;
+    const char *env = getenv("COLLSHIM_LIBRARY");
+    const int real = given == CS_LIBRARY_MPICH || given == CS_LIBRARY_OPENMPI;
+    if (given == CS_LIBRARY_AUTO) {
+        cfg->model.library = running;
+        return 0;
+    }
+    if (!real || given == running || (running != CS_LIBRARY_MPICH && running != CS_LIBRARY_OPENMPI) || (env && *env))
+        return 0;
+    cfg->model.library = running;
+    if (say)
+        fprintf(stderr,
+                "collshim: %s was written for %s (model.library: %s) and this program runs %s: its rules and "
+                "costs were measured under %s; pricing %s's own collectives (collshim-calibrate under %s writes "
+                "a file for it)\n",
+                cfg->source[0] ? cfg->source : "the configuration", cs_config_library_words(given),
+                cs_library_name(given), cs_config_library_words(running), cs_config_library_words(given),
+                cs_config_library_words(running), cs_config_library_words(running));
+    return 1;
+}
+
 int cs_config_native_range(const cs_coll_config *cc, size_t bytes)
 {
     /* The last range starting at or below bytes is the only candidate. */
@@ -94,8 +165,7 @@ int cs_config_native_range(const cs_coll_config *cc, size_t bytes)
     return lo > 0 && bytes <= cc->native[lo - 1].hi;
 }
 
-void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt,
-                  ...)
+void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt, ...)
 {
     va_list ap;
 

@@ -17,7 +17,7 @@
 
 #define CS_MAX_RANGES 16
 #define CS_MAX_LOG_RANKS 64
-#define CS_MAX_HULLS 8 /* alltoall.hull: communicator sizes with configured faces */
+#define CS_MAX_HULLS 8  /* alltoall.hull: communicator sizes with configured faces */
 #define CS_MAX_RULES 48 /* <coll>.rules */
 
 /* A closed range of message sizes in bytes; hi == SIZE_MAX: no upper bound. */
@@ -40,14 +40,14 @@ typedef struct cs_rule {
     cs_choice choice;
     const cs_alg *alg; /* CS_CHOICE_FORCED */
     cs_params params;
-    int line;          /* where it is in the file, for the log */
+    int line; /* where it is in the file, for the log */
 } cs_rule;
 
 typedef struct cs_coll_config {
     cs_choice choice;
-    const cs_alg *alg;     /* CS_CHOICE_FORCED: the algorithm */
-    cs_params params;      /* CS_CHOICE_FORCED: its parameters as given */
-    int from_env;          /* the choice came from COLLSHIM_<COLL> */
+    const cs_alg *alg;              /* CS_CHOICE_FORCED: the algorithm */
+    cs_params params;               /* CS_CHOICE_FORCED: its parameters as given */
+    int from_env;                   /* the choice came from COLLSHIM_<COLL> */
     cs_range native[CS_MAX_RANGES]; /* sizes where the MPI library is kept, sorted, disjoint */
     int nnative;
     cs_hull_given hull[CS_MAX_HULLS]; /* alltoall: the hull's faces given per p, distinct d */
@@ -66,9 +66,14 @@ typedef struct cs_config {
     int log_all_ranks;       /* 1: every rank logs; else the ranks listed */
     int log_ranks[CS_MAX_LOG_RANKS];
     int nlog_ranks;
-    int strict;       /* a configuration error aborts instead of falling back */
-    int reproducible; /* only rank-invariant results (default 1) */
+    int strict;            /* a configuration error aborts instead of falling back */
+    int reproducible;      /* only rank-invariant results (default 1) */
     char source[PATH_MAX]; /* the file read, "" for the built-in defaults */
+    /* This process says on stderr what every rank finds alike (a forced
+     * algorithm that cannot run, src/select/warn.c): the shim sets it on
+     * rank 0 of MPI_COMM_WORLD alone; 0 in the defaults (the tools, the
+     * tests). Not a key of the file. */
+    int says;
 } cs_config;
 
 typedef struct cs_config_error {
@@ -105,6 +110,17 @@ int cs_config_write(FILE *f, const cs_config *cfg);
 
 /* "FILE:LINE:COL: message" */
 void cs_config_error_format(const cs_config_error *err, char *buf, size_t size);
+
+/* After cs_config_init failed on this rank (of MPI_COMM_WORLD): say why on
+ * stderr (rank 0; under strict, any rank whose job rank 0 has not ended
+ * within a grace period). 1 where the caller must abort (strict). */
+int cs_config_report(const cs_config *cfg, const cs_config_error *err, int world_rank);
+
+/* Price the library the program runs on (running: cs_library_detect's),
+ * where the configuration says auto or names the other real library (then,
+ * if say, one line on stderr naming the file). COLLSHIM_LIBRARY and the
+ * simulated libraries stand. 1 where the configuration was overridden. */
+int cs_config_library_running(cs_config *cfg, int running, int say);
 
 /* Is a message size in one of the native ranges of a collective? */
 int cs_config_native_range(const cs_coll_config *cc, size_t bytes);

@@ -45,14 +45,18 @@ const cs_config_doc cs_config_key_docs[] = {
     {"model.library", "`auto`, `mpich`, `openmpi`, `smpi-mpich`, `smpi-ompi`",
      "whose default algorithms the library's price mirrors: MPICH 4.0.2, Open MPI 4.1 (coll/tuned's fixed "
      "decisions), or SimGrid 3.32 SMPI's mpich or ompi selector (the scale lab); `auto` (the default): the "
-     "library `MPI_Get_library_version` names, MPICH where it names neither"},
+     "library `MPI_Get_library_version` names, MPICH where it names neither. A file that names `mpich` loaded "
+     "under Open MPI, or `openmpi` under MPICH, says so on stderr (one line, from rank 0) and the library that "
+     "runs is priced; `COLLSHIM_LIBRARY` stands as given"},
     {"alltoall", "a mapping", "how `MPI_Alltoall` is decided"},
     {"allreduce", "a mapping", "how `MPI_Allreduce` is decided"},
     {"reduce", "a mapping", "how `MPI_Reduce` is decided"},
     {"*.algorithm", "`auto`, `native`, `NAME` or `NAME:ARGS`",
      "`auto` (the default): the model decides per call; `native`: always the MPI library; a name forces one of "
      "the collective's algorithms (docs/algorithms.md) wherever its restrictions hold, e.g. `multiphase:4x4x6`, "
-     "`bruck:r=4`, `butterfly:b=4096`, `ring:rmax=5`"},
+     "`bruck:r=4`, `butterfly:b=4096`, `ring:rmax=5`. Where it cannot run a call, or a parameter is out of "
+     "range for it (`ring:k=9` at p = 6), rank 0 says so once on stderr, with the log off: why, and what runs "
+     "instead"},
     {"*.native", "a list of `[lo, hi]` byte ranges",
      "sizes where the MPI library is kept under `auto`: closed ranges, `K`, `M`, `G`, `T` suffixes (powers of "
      "1024), `inf` as an upper bound, at most 16; alltoall's size is the block for one destination"},
@@ -68,13 +72,18 @@ const cs_config_doc cs_config_key_docs[] = {
     {"log.level", "`off`, `summary`, `calls`",
      "`off` (the default): nothing; `summary`: rank 0 writes a table at `MPI_Finalize`; `calls`: also one JSON "
      "line per call"},
-    {"log.file", "`stderr` or a path pattern", "`%r` the rank, `%p` the process id, `%%` a percent sign"},
+    {"log.file", "`stderr` or a path pattern",
+     "`%r` the rank, `%p` the process id, `%%` a percent sign. The log is JSON Lines; rank 0's summary table "
+     "goes beside it, to `FILE.summary` (to stderr with `stderr`). A name without `%r` or `%p` that several "
+     "ranks write becomes one file per rank, the rank before the extension (`run.jsonl`: `run.3.jsonl`), said "
+     "once on stderr"},
     {"log.ranks", "`all`, a rank, or a list of ranks", "which ranks of `MPI_COMM_WORLD` log their calls"},
     {"window", "a mapping", "the extension API's windowed reduction (docs/extension.md)"},
     {"window.method", "`auto`, `recursive`, `prefix-suffix`, `prefix-suffix-inverse`",
      "how `collshim_window_reduce` runs; `auto`: the cheapest under the model"},
     {"strict", "`true` or `false` (also yes/no, on/off, 1/0)",
-     "`true`: a configuration error aborts the program instead of leaving every call to the MPI library"},
+     "`true`: a configuration error aborts the program instead of leaving every call to the MPI library; the "
+     "reason is on stderr first (rank 0's, or, where rank 0 found none, the rank's own, naming it)"},
     {"reproducible", "`true` or `false`",
      "`true` (the default): only algorithms whose result is bitwise the same on every rank; `false` also lets "
      "`windowed` combine floating-point values in a rank-dependent order"},

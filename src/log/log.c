@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,16 +47,22 @@ typedef struct cs_log_tally {
     double seconds;
 } cs_log_tally;
 
+/* A call record at most: its strings are bounded (alg 128, plan 160, how
+ * 320, versus 128 bytes; reasons and restrictions are short static text). */
+#define CS_LOG_RECORD 4096
+
 static struct {
     cs_log_level level;
-    FILE *out;
+    int fd;        /* the call records, one write(2) each (level calls); -1: none */
+    FILE *summary; /* rank 0's table: stderr, or <log>.summary beside a log file; NULL: none */
     int rank;
-    const char *source; /* the configuration file, for the summary header */
-    int library;        /* the library priced (model.library), for the summary header */
+    const char *source;                 /* the configuration file, for the summary header */
+    char source_json[208];              /* its first 200 bytes or so as a JSON string's contents (escapes never cut) */
+    int library;                        /* the library priced (model.library), for the summary header */
     unsigned char forced[CS_COLL_LAST]; /* the library's algorithms the user forced (model.library_forced) */
-    pthread_mutex_t lock; /* the tallies, under MPI_THREAD_MULTIPLE */
+    pthread_mutex_t lock;               /* the tallies, under MPI_THREAD_MULTIPLE */
     cs_log_tally tally[CS_COLL_COUNT][CS_LOG_ALGS][CS_LOG_BINS][CS_LOG_WHYS];
-} cs_log = {.level = CS_LOG_OFF, .lock = PTHREAD_MUTEX_INITIALIZER};
+} cs_log = {.level = CS_LOG_OFF, .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int cs_log_rank_listed(const cs_config *cfg, int rank)
 {
@@ -97,11 +104,87 @@ static int cs_log_first_rank(const cs_config *cfg, int world_size)
     return -1;
 }
 
+/* Does an unescaped %<c> occur in a file pattern? */
+static int cs_log_pattern_has(const char *pattern, char c)
+{
+    for (const char *s = pattern; *s; s++)
+        if (s[0] == '%' && s[1]) {
+            if (s[1] == c)
+                return 1;
+            s++;
+        }
+    return 0;
+}
+
+/*
+ * Do several ranks write one file? Two writers of one file lose and tear
+ * each other's lines (each truncates it, and their writes overwrite at
+ * their own offsets; O_APPEND alone is not atomic on NFS, where a cluster's
+ * logs live). So a pattern without %r or %p that more than one rank writes
+ * is made one file per rank (cs_log_rank_path), and the first rank says so.
+ */
+static int cs_log_shared(const cs_config *cfg, int world_size)
+{
+    if (cfg->log_level != CS_LOG_CALLS || cs_log_pattern_has(cfg->log_file, 'r') ||
+        cs_log_pattern_has(cfg->log_file, 'p'))
+        return 0;
+    int writers = 0;
+    for (int r = 0; r < world_size && writers < 2; r++)
+        writers += cs_log_rank_listed(cfg, r);
+    return writers > 1;
+}
+
+/* The rank's own file of a shared name: ".RANK" before the file name's
+ * extension ("run.jsonl" -> "run.3.jsonl"), or after a name without one. */
+static void cs_log_rank_path(char *path, size_t size, const char *rank)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *dot = strrchr(base, '.');
+    char ext[PATH_MAX] = "";
+    if (dot && dot != base) {
+        snprintf(ext, sizeof ext, "%s", dot);
+        *dot = '\0';
+    }
+    const size_t n = strlen(path);
+    snprintf(path + n, size - n, ".%s%s", rank, ext);
+}
+
+/* s as the contents of a JSON string: quotes, backslashes and control
+ * characters escaped (a file name may hold any of them). */
+static void cs_log_json_escape(const char *s, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < size; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            n += (size_t)snprintf(out + n, size - n, "\\%c", c);
+        else if (c < 0x20)
+            n += (size_t)snprintf(out + n, size - n, "\\u%04x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+}
+
+/* Rank 0's table beside the log: <log>.summary, never in the log itself,
+ * which stays JSON Lines. */
+static FILE *cs_log_summary_open(const char *log_path)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s.summary", log_path);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "collshim: cannot write the summary %s: %s; no summary\n", path, strerror(errno));
+    return f;
+}
+
 void cs_log_open(const cs_config *cfg, int world_rank, int world_size)
 {
     char path[PATH_MAX];
     cs_log.rank = world_rank;
     cs_log.source = cfg->source;
+    cs_log_json_escape(cfg->source, cs_log.source_json, sizeof cs_log.source_json);
     cs_log.library = cfg->model.library;
     memcpy(cs_log.forced, cfg->model.library_forced, sizeof cs_log.forced);
     cs_log.level = CS_LOG_OFF;
@@ -113,15 +196,34 @@ void cs_log_open(const cs_config *cfg, int world_rank, int world_size)
     if (!listed && world_rank != 0)
         return;
     if (!cfg->log_file[0] || !strcmp(cfg->log_file, "stderr")) {
-        cs_log.out = stderr;
+        cs_log.fd = listed ? STDERR_FILENO : -1;
+        cs_log.summary = world_rank == 0 ? stderr : NULL;
     } else {
+        const int first = world_rank == cs_log_first_rank(cfg, world_size);
         cs_log_expand(cfg->log_file, world_rank, path, sizeof(path));
-        cs_log.out = fopen(path, "w");
-        if (!cs_log.out) {
-            if (world_rank == cs_log_first_rank(cfg, world_size))
-                fprintf(stderr, "collshim: cannot write the log %s: %s; logging is off\n", path, strerror(errno));
-            return;
+        if (cs_log_shared(cfg, world_size)) {
+            if (first) {
+                char each[PATH_MAX];
+                cs_log_expand(cfg->log_file, world_rank, each, sizeof each);
+                cs_log_rank_path(each, sizeof each, "<rank>");
+                fprintf(stderr, "collshim: the log %s has no %%r and several ranks write it: each writes its own, %s\n",
+                        path, each);
+            }
+            char rank[16];
+            snprintf(rank, sizeof rank, "%d", world_rank);
+            cs_log_rank_path(path, sizeof path, rank);
         }
+        if (listed) {
+            cs_log.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+            if (cs_log.fd < 0) {
+                if (first)
+                    fprintf(stderr, "collshim: cannot write the log %s: %s; logging is off\n", path, strerror(errno));
+                return;
+            }
+        }
+        cs_log.summary = world_rank == 0 ? cs_log_summary_open(path) : NULL;
+        if (!listed && !cs_log.summary)
+            return;
     }
     cs_log.level = listed ? cfg->log_level : CS_LOG_SUMMARY;
 }
@@ -137,9 +239,9 @@ const char *cs_log_op_name(MPI_Op op)
         MPI_Op op;
         const char *name;
     } ops[] = {
-        {MPI_SUM, "MPI_SUM"},   {MPI_PROD, "MPI_PROD"}, {MPI_MIN, "MPI_MIN"},       {MPI_MAX, "MPI_MAX"},
-        {MPI_LAND, "MPI_LAND"}, {MPI_LOR, "MPI_LOR"},   {MPI_LXOR, "MPI_LXOR"},     {MPI_BAND, "MPI_BAND"},
-        {MPI_BOR, "MPI_BOR"},   {MPI_BXOR, "MPI_BXOR"}, {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
+        {MPI_SUM, "MPI_SUM"},         {MPI_PROD, "MPI_PROD"},   {MPI_MIN, "MPI_MIN"},       {MPI_MAX, "MPI_MAX"},
+        {MPI_LAND, "MPI_LAND"},       {MPI_LOR, "MPI_LOR"},     {MPI_LXOR, "MPI_LXOR"},     {MPI_BAND, "MPI_BAND"},
+        {MPI_BOR, "MPI_BOR"},         {MPI_BXOR, "MPI_BXOR"},   {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
         {MPI_REPLACE, "MPI_REPLACE"}, {MPI_NO_OP, "MPI_NO_OP"},
     };
     if (op == MPI_OP_NULL)
@@ -193,8 +295,9 @@ static const char *cs_log_why_word(int why)
 
 static void cs_log_tally_add(const cs_record *r)
 {
-    cs_log_tally *t = &cs_log.tally[r->prob->coll][cs_log_alg_index(r->d, r->prob->coll)][cs_log_bin(r->prob->bytes)]
-                                   [cs_log_why(r->d)];
+    cs_log_tally *t =
+        &cs_log
+             .tally[r->prob->coll][cs_log_alg_index(r->d, r->prob->coll)][cs_log_bin(r->prob->bytes)][cs_log_why(r->d)];
     pthread_mutex_lock(&cs_log.lock);
     t->calls++;
     t->bytes += r->prob->bytes;
@@ -230,6 +333,21 @@ static void cs_log_numbers_get(double predicted, const cs_sched_stats *stats, cs
     }
 }
 
+/* A whole record in one write(2); what a signal or a full pipe cut short
+ * is finished by further writes. */
+static void cs_log_put(const char *line, size_t n)
+{
+    while (n > 0) {
+        const ssize_t w = write(cs_log.fd, line, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        line += w;
+        n -= (size_t)w;
+    }
+}
+
 static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
@@ -238,14 +356,14 @@ static void cs_log_write_call(const cs_record *r)
     cs_log_numbers num;
 
     if (d->library_alg) /* "; ours 12.1 us, library's recursive doubling 14.6 us" */
-        snprintf(versus, sizeof versus, "; ours %.3g us, library's %s %.3g us", d->ours_predicted * 1e6,
-                 d->library_alg, d->library_predicted * 1e6);
+        snprintf(versus, sizeof versus, "; ours %.3g us, library's %s %.3g us", d->ours_predicted * 1e6, d->library_alg,
+                 d->library_predicted * 1e6);
 
     cs_log_alg_spec(d, alg, sizeof(alg));
     cs_log_shape(prob, shape, sizeof(shape));
     if (d->rule) /* "rule allreduce.rules[2] (machine.yaml:14)" */
-        snprintf(how, sizeof(how), " (%s.rules[%d], %.200s:%d)", cs_coll_name(prob->coll), d->rule - 1,
-                 cs_log.source[0] ? cs_log.source : "?", d->rule_line);
+        snprintf(how, sizeof(how), " (%s.rules[%d], %s:%d)", cs_coll_name(prob->coll), d->rule - 1,
+                 cs_log.source_json[0] ? cs_log.source_json : "?", d->rule_line);
     else if (d->alg->explain)
         d->alg->explain(&d->params, how, sizeof(how));
     if (d->alg->describe) {
@@ -258,15 +376,20 @@ static void cs_log_write_call(const cs_record *r)
             plan[0] = '\0';
     }
     cs_log_numbers_get(d->predicted, r->stats, &num);
-    /* One fprintf per line: stdio's lock keeps lines whole across threads. */
-    fprintf(cs_log.out,
-            "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
-            "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
-            "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
-            cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
-            (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", shape,
-            alg, plan, d->reason, how, versus, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
-            d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted, r->elapsed, num.rounds, num.sent);
+    /* One write(2) per record, no stdio buffer: a record is whole in the
+     * file whatever the threads and however the process ends. */
+    char line[CS_LOG_RECORD];
+    const int n = snprintf(line, sizeof line,
+                           "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
+                           "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
+                           "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
+                           cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
+                           (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", shape,
+                           alg, plan, d->reason, how, versus, d->passed ? " (" : "", d->passed ? d->passed->name : "",
+                           d->passed ? " " : "", d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted,
+                           r->elapsed, num.rounds, num.sent);
+    if (n > 0 && (size_t)n < sizeof line)
+        cs_log_put(line, (size_t)n);
 }
 
 void cs_log_call(const cs_record *r)
@@ -280,14 +403,14 @@ void cs_log_call(const cs_record *r)
 
 static void cs_log_summary(void)
 {
-    fprintf(cs_log.out, "@ collshim summary : rank 0\n@ config : %s\n@ library priced : %s\n",
+    fprintf(cs_log.summary, "@ collshim summary : rank 0\n@ config : %s\n@ library priced : %s\n",
             cs_log.source[0] ? cs_log.source : "built-in defaults", cs_library_name(cs_log.library));
     for (int c = 0; c < CS_COLL_LAST; c++) /* "@ library forced : alltoall 2 (coll_tuned_alltoall_algorithm)" */
         if (cs_log.forced[c])
-            fprintf(cs_log.out, "@ library forced : %s %d (coll_tuned_%s_algorithm)\n", cs_coll_name((cs_coll)c),
+            fprintf(cs_log.summary, "@ library forced : %s %d (coll_tuned_%s_algorithm)\n", cs_coll_name((cs_coll)c),
                     cs_log.forced[c], cs_coll_name((cs_coll)c));
-    fprintf(cs_log.out, "@--- %-10s %-12s %-9s %10s %14s %12s %12s %s\n", "collective", "algorithm", "bytes", "calls",
-            "total bytes", "total s", "mean s", "why");
+    fprintf(cs_log.summary, "@--- %-10s %-12s %-9s %10s %14s %12s %12s %s\n", "collective", "algorithm", "bytes",
+            "calls", "total bytes", "total s", "mean s", "why");
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int n;
         const cs_alg *const *table = cs_alg_table((cs_coll)c, &n);
@@ -297,7 +420,7 @@ static void cs_log_summary(void)
                     const cs_log_tally *t = &cs_log.tally[c][a][b][w];
                     if (!t->calls)
                         continue;
-                    fprintf(cs_log.out, "     %-10s %-12s %-9s %10llu %14llu %12.3e %12.3e %s\n",
+                    fprintf(cs_log.summary, "     %-10s %-12s %-9s %10llu %14llu %12.3e %12.3e %s\n",
                             cs_coll_name((cs_coll)c), table[a]->name, cs_log_bin_name[b], t->calls, t->bytes,
                             t->seconds, t->seconds / (double)t->calls, cs_log_why_word(w));
                 }
@@ -308,12 +431,16 @@ void cs_log_finalize(void)
 {
     if (cs_log.level == CS_LOG_OFF)
         return;
-    if (cs_log.rank == 0)
+    if (cs_log.summary) {
         cs_log_summary();
-    if (cs_log.out != stderr)
-        fclose(cs_log.out);
-    else
-        fflush(stderr);
-    cs_log.out = NULL;
+        if (cs_log.summary != stderr)
+            fclose(cs_log.summary);
+        else
+            fflush(stderr);
+    }
+    if (cs_log.fd > STDERR_FILENO)
+        close(cs_log.fd);
+    cs_log.summary = NULL;
+    cs_log.fd = -1;
     cs_log.level = CS_LOG_OFF;
 }

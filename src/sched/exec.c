@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/combine.h"
 #include "sched/exec.h"
 #include "sched/inverse.h"
 
@@ -53,6 +54,8 @@ static int cs_exec_local(const cs_step *st, cs_exec *x)
     }
     if (st->kind == CS_STEP_UNREDUCE)
         return cs_inverse_apply(x->op, x->type, src, dst, st->len / x->type_extent);
+    if (x->own_width) /* the library computes this (op, type) wrongly: our own loop */
+        return cs_combine_wrapping(x->op, x->own_width, src, dst, st->len / x->type_extent);
     /* MPI addresses a buffer of this type at data - true_lb. */
     return PMPI_Reduce_local(cs_addr(src, -x->type_lb), cs_addr(dst, -x->type_lb), (int)(st->len / x->type_extent), x->type,
                              x->op);

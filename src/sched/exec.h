@@ -1,7 +1,8 @@
 /*
  * The MPI executor: runs one rank's schedule over nonblocking PMPI
  * point-to-point calls on the communicator's private duplicate, with
- * memcpy for copies and PMPI_Reduce_local for reductions.
+ * memcpy for copies and PMPI_Reduce_local for reductions (or our own loop
+ * where the library computes the pair wrongly).
  */
 #ifndef CS_EXEC_H
 #define CS_EXEC_H
@@ -28,6 +29,10 @@ typedef struct cs_exec {
     MPI_Aint type_lb;       /* its true lower bound */
     size_t type_extent;     /* bytes per element */
     MPI_Op op;
+    /* Nonzero: reductions combine with our own wrapping loop on elements of
+     * this width (sched/combine.h), not PMPI_Reduce_local, which the library
+     * gets wrong for this (op, type). */
+    size_t own_width;
     MPI_Comm comm;       /* the private duplicate */
     cs_scratch *scratch; /* where CS_BUF_TMP0/1 live */
 } cs_exec;

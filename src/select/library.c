@@ -2,26 +2,47 @@
  * The MPI library priced: its default algorithm for a call, as the rows of
  * ours that run the same schedule, priced under the model.
  *
- * MPICH 4.0.2 (src/mpi/coll/ : the intra "auto" algorithms and the CVARs'
- * defaults, which its JSON selection reproduces on one node):
+ * MPICH 4.0.2 as Debian builds it (ch4:ucx; no shared-memory module, which
+ * ch4 drops with ucx, so every collective is MPIR's): MPI_Allreduce,
+ * MPI_Reduce and MPI_Alltoall go to the device (MPIR_CVAR_DEVICE_COLLECTIVES
+ * percoll, MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE true), whose selection
+ * (maint/tuning/coll/ch4/generic.json) hands a communicator on one node to
+ * MPIR's (MPIR_CVAR_<COLL>_INTRA_ALGORITHM auto: MPIR_<Coll>_allcomm_auto,
+ * maint/tuning/coll/mpir/generic.json, built in as src/mpi/coll/src/
+ * csel_json_autogen.c). m is count times the type's size:
  *
  *   alltoall   in place: pairwise sendrecv-replace           -> direct
  *              m <= 256 B and p >= 8: Bruck, radix 2          -> bruck:r=2
  *              m <= 32 KiB: scattered, Isend/Irecv in batches  -> linear:w=32
  *                of 32 (MPIR_CVAR_ALLTOALL_THROTTLE)
  *              else pairwise                                   -> direct
- *   allreduce  m <= 2 KiB, a user operator, or count < p': recursive
- *              doubling; else reduce-scatter + allgather (Rabenseifner);
- *              both fold p to p' = 2^floor(log2 p) first: the first 2r
- *              ranks (r = p - p') pair up, even ones send their vector
- *              to the odd one and get the result at the end
+ *   allreduce  m <= 8 B, an operator not built in, or count < p':
+ *              recursive doubling; else reduce-scatter + allgather
+ *              (Rabenseifner) from 9 B on (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE
+ *              is read by the nonblocking allreduce only); both fold p to
+ *              p' = 2^floor(log2 p) first: the first 2r ranks (r = p - p')
+ *              pair up, even ones send their vector to the odd one and get
+ *              the result at the end
  *                                                 -> butterfly on p' (k = 0,
  *                                                    or halving to the end)
  *                                                    + the fold and unfold
- *   reduce     m <= 2 KiB, a user operator or count < p': binomial
+ *   reduce     m <= 2 KiB, an operator not built in, or count < p': binomial
  *                                                  -> binomial
  *              else reduce-scatter + gather (folded likewise)
  *                                                  -> butterfly on p'
+ *              The device's selection first: a commutative operator up to
+ *              2 KiB reduces on the node to the root itself
+ *              (MPIDI_Reduce_intra_composition_beta), and MPIR's binomial
+ *              tree is built around the root then (reduce_intra_binomial.c),
+ *              so priced as root 0; above 2 KiB it reduces to rank 0 and
+ *              sends the result on to the root
+ *              (MPIDI_Reduce_intra_composition_alpha); an operator that does
+ *              not commute goes to MPIR whole, whose binomial tree reduces to
+ *              rank 0 and sends on too (our rows' price for a root other
+ *              than 0).
+ *
+ * Over several nodes ch4 composes a commutative allreduce and reduce from
+ * the node's and the nodes' first ranks' (cs_mpich_composed below).
  *
  * SimGrid 3.32 SMPI's mpich selector (src/smpi/colls/smpi_mpich_selector.cpp,
  * the scale lab's library) differs:
@@ -34,21 +55,32 @@
  *              recursive doubling; with one rank per node that is all of
  *              it (a node's own reduce and broadcast are not priced)
  *                                                  -> folded butterfly k = 0
- *              else as MPICH, whose choice is then recursive doubling
- *   reduce     as MPICH with m < 2 KiB (the two-level reduce's leaders run
- *              the same choice)
+ *              else recursive doubling
+ *   reduce     MPICH 3's rule (MPIR_Reduce_intra_auto): m < 2 KiB, an
+ *              operator that does not commute, or count < p': binomial;
+ *              else reduce-scatter + gather (the two-level reduce's
+ *              leaders run the same choice)
  *
  * Open MPI 4.1 and SMPI's ompi selector: library_openmpi.c.
  *
  * A user operator is told by its non-commutativity: every predefined
- * operator commutes (a commutative user operator is priced as predefined).
+ * operator commutes (a commutative user operator is priced as predefined;
+ * MPICH would run it as one that does not commute: recursive doubling, a
+ * binomial reduce).
  */
 #include <math.h>
 
 #include "select/library.h"
 #include "select/library_rows.h"
 
-enum { CS_MPICH_SHORT_REDUCTION = 2048, CS_MPICH_ALLTOALL_SHORT = 256, CS_MPICH_ALLTOALL_MEDIUM = 32768 };
+/* mpir/generic.json's allreduce "avg_msg_size<=8", reduce's "avg_msg_size<=2048" (SMPI's
+ * copy of MPICH 3's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE for both), alltoall's 256 and 32768 */
+enum {
+    CS_MPICH_SHORT_ALLREDUCE = 8,
+    CS_MPICH_SHORT_REDUCTION = 2048,
+    CS_MPICH_ALLTOALL_SHORT = 256,
+    CS_MPICH_ALLTOALL_MEDIUM = 32768
+};
 
 double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec)
 {
@@ -77,6 +109,14 @@ double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_prob
     if (prob->coll == CS_COLL_REDUCE && prob->root != 0)
         t += model->alpha + 2 * model->overhead + model->beta * (double)prob->bytes;
     return t;
+}
+
+double cs_library_bcast_scatter(const cs_model *model, const cs_problem *prob, int ring)
+{
+    const int p = prob->p;
+    const double step = model->alpha + 2 * model->overhead;
+    const double spread = (p - 1) / (double)p * (double)prob->bytes * cs_model_off_node(model, 1).beta;
+    return (cs_ceil_log2(p) + (ring ? p - 1 : cs_ceil_log2(p))) * step + 2 * spread;
 }
 
 /*
@@ -124,11 +164,12 @@ static double cs_library_alltoall(const cs_model *model, const cs_problem *prob,
     return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
 }
 
-static double cs_library_reduction(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+/* SMPI's mpich selector: MPICH 3's rules (MPIR_Allreduce_intra_auto, MPIR_Reduce_intra_auto) */
+static double cs_library_reduction_smpi(const cs_model *model, const cs_problem *prob, const char **name)
 {
     const int pof2 = 1 << cs_floor_log2(prob->p);
     const int user_op = !(prob->flags & CS_PROB_COMMUTATIVE);
-    const int short_msg = cs_below(prob->bytes, CS_MPICH_SHORT_REDUCTION, smpi) || user_op || prob->count < (size_t)pof2;
+    const int short_msg = prob->bytes < CS_MPICH_SHORT_REDUCTION || user_op || prob->count < (size_t)pof2;
     if (prob->coll == CS_COLL_REDUCE) {
         if (short_msg) {
             *name = "binomial";
@@ -137,14 +178,115 @@ static double cs_library_reduction(const cs_model *model, const cs_problem *prob
         *name = "reduce-scatter and gather";
         return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
     }
-    if (smpi && !user_op) {
+    if (!user_op) {
         *name = "two-level recursive doubling";
         if (cs_model_nodes(model, prob) && prob->p % prob->ppn == 0 && prob->p > prob->ppn)
             return cs_library_two_level(model, prob);
         return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
     }
-    *name = short_msg ? "recursive doubling" : "reduce-scatter and allgather";
-    return cs_library_folded(&cs_allreduce_butterfly, model, prob, short_msg ? "k=0" : "b=0");
+    *name = "recursive doubling";
+    return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
+}
+
+/*
+ * mpir/generic.json's "count<pow2": fewer elements than p'. With 1-byte
+ * elements the count is not known: select's breakpoints price every
+ * datatype of a variant as bytes (select.c, cs_bp_problem). There a vector
+ * under 8 p' bytes counts as short, as a vector of doubles is, so that the
+ * library is never priced dearer than it runs (a real 1-byte type's vector
+ * of p' to 8 p' bytes, which MPICH reduce-scatters, is priced as its
+ * recursive doubling or binomial tree then).
+ */
+static int cs_mpich_count_below_pof2(const cs_problem *prob, int pof2)
+{
+    return prob->elem == 1 ? prob->bytes < 8 * (size_t)pof2 : prob->count < (size_t)pof2;
+}
+
+static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name);
+
+/*
+ * MPIR's broadcast on a node's ranks (mpir/generic.json, "collective=bcast",
+ * comm_hierarchy=any): binomial below 8 ranks or up to 12 KiB; else, p a
+ * power of two, scatter and recursive-doubling allgather up to 512 KiB;
+ * else scatter and ring allgather. model without gamma.
+ */
+static double cs_mpich_bcast(const cs_model *model, const cs_problem *prob)
+{
+    if (prob->p < 8 || prob->bytes <= 12288)
+        return cs_library_row(&cs_reduce_binomial, model, prob, NULL);
+    const int pow2 = !(prob->p & (prob->p - 1));
+    return cs_library_bcast_scatter(model, prob, !pow2 || prob->bytes > 524288);
+}
+
+/*
+ * MPICH's ch4 over nodes (ch4/generic.json, a communicator of several nodes
+ * with ranks sharing one: comm_hierarchy=parent), for a commutative
+ * operator, src/mpid/ch4/src/ch4_coll_impl.h: allreduce
+ * (MPIDI_Allreduce_intra_composition_alpha) reduces on each node to its
+ * first rank, allreduces among those, broadcasts on the node; reduce up to
+ * 2 KiB (composition_beta) reduces on the other nodes, among the first
+ * ranks to the root's node, then on that node to the root; above 2 KiB
+ * (composition_alpha) on each node, among the first ranks to rank 0, then
+ * on to the root. Each part is MPIR's choice for its communicator. Priced
+ * where the ranks are in blocks of ppn (cs_model_nodes), else flat.
+ */
+static int cs_mpich_composed(const cs_model *model, const cs_problem *prob, const char **name, double *t)
+{
+    const int ppn = prob->ppn, nodes = ppn > 1 ? prob->p / ppn : 0;
+    if (!(prob->flags & CS_PROB_COMMUTATIVE) || !cs_model_nodes(model, prob) || nodes < 2 || prob->p % ppn)
+        return 0;
+    const cs_model on = cs_model_on_node(model), off = cs_model_off_node(model, 1);
+    cs_problem node = *prob, leaders = *prob;
+    node.p = ppn;
+    node.ppn = leaders.ppn = 0;
+    node.root = 0;
+    node.coll = CS_COLL_REDUCE;
+    leaders.p = nodes;
+    const char *how;
+    const double reduce = cs_library_reduction(&on, &node, &how);
+    if (prob->coll == CS_COLL_ALLREDUCE) {
+        cs_model bcast = on;
+        bcast.gamma = 0.0;
+        *t = reduce + cs_library_reduction(&off, &leaders, &how) + cs_mpich_bcast(&bcast, &node);
+        *name = "node reduce, allreduce across nodes, node broadcast";
+        return 1;
+    }
+    leaders.root = 0;
+    *t = reduce + cs_library_reduction(&off, &leaders, &how);
+    if (prob->bytes <= CS_MPICH_SHORT_REDUCTION)
+        *t += reduce; /* the root's node reduces last, to the root */
+    else if (prob->root != 0) {
+        const cs_model last = cs_model_hop(model, prob, prob->root < ppn, 1);
+        *t += last.alpha + 2 * model->overhead + last.beta * (double)prob->bytes;
+    }
+    *name = "node reduce and reduce across nodes";
+    return 1;
+}
+
+/* MPICH 4.0.2: MPIR's selection (mpir/generic.json) behind ch4's (ch4/generic.json), as above */
+static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name)
+{
+    double composed;
+    if (cs_mpich_composed(model, prob, name, &composed))
+        return composed;
+    const int pof2 = 1 << cs_floor_log2(prob->p);
+    const int commutative = (prob->flags & CS_PROB_COMMUTATIVE) != 0;
+    const int tree = !commutative || (prob->flags & CS_PROB_USER_OP) ||
+                     cs_mpich_count_below_pof2(prob, pof2); /* "is_op_built_in=no", "count<pow2" */
+    if (prob->coll == CS_COLL_REDUCE) {
+        if (tree || prob->bytes <= CS_MPICH_SHORT_REDUCTION) {
+            *name = "binomial";
+            cs_problem at = *prob;
+            if (commutative && prob->bytes <= CS_MPICH_SHORT_REDUCTION)
+                at.root = 0; /* composition_beta: the tree built around the root */
+            return cs_library_row(&cs_reduce_binomial, model, &at, NULL);
+        }
+        *name = "reduce-scatter and gather"; /* to rank 0, then on to the root: composition_alpha */
+        return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
+    }
+    const int rd = tree || prob->bytes <= CS_MPICH_SHORT_ALLREDUCE;
+    *name = rd ? "recursive doubling" : "reduce-scatter and allgather";
+    return cs_library_folded(&cs_allreduce_butterfly, model, prob, rd ? "k=0" : "b=0");
 }
 
 double cs_library_price(const cs_model *model, const cs_problem *prob, const char **name)
@@ -157,8 +299,9 @@ double cs_library_price(const cs_model *model, const cs_problem *prob, const cha
     if (model->library == CS_LIBRARY_OPENMPI || model->library == CS_LIBRARY_SMPI_OMPI)
         return cs_library_openmpi(model, prob, model->library == CS_LIBRARY_SMPI_OMPI, name);
     const int smpi = model->library == CS_LIBRARY_SMPI_MPICH;
-    return prob->coll == CS_COLL_ALLTOALL ? cs_library_alltoall(model, prob, smpi, name)
-                                          : cs_library_reduction(model, prob, smpi, name);
+    if (prob->coll == CS_COLL_ALLTOALL)
+        return cs_library_alltoall(model, prob, smpi, name);
+    return smpi ? cs_library_reduction_smpi(model, prob, name) : cs_library_reduction(model, prob, name);
 }
 
 int cs_library_eager(const cs_model *model)

@@ -18,18 +18,27 @@
  *              ring, segmented ring                 -> 2(p - 1) steps of m/p:
  *                (recursive doubling when count < p)   2(p-1)(alpha + 2o)
  *                                                      + (p-1)/p m (2 beta + gamma)
- *              basic linear, nonoverlapping         -> the reduce below (linear,
- *                                                      or the defaults' choice)
- *                                                      and a binomial broadcast
+ *              basic linear                         -> the linear reduce below and
+ *                (coll_base_allreduce.c,                 a linear broadcast (the root's
+ *                ompi_coll_base_allreduce_intra_         p - 1 sends: knomial:l=1
+ *                basic_linear)                           without gamma)
+ *              nonoverlapping (its reduce and its   -> the reduce and broadcast
+ *                broadcast are the communicator's:     coll/tuned's tables pick
+ *                coll/tuned's own decisions)           (cs_ompi_bcast below)
  *   reduce     binomial                             -> binomial
  *              linear                               -> knomial:l=1 (a flat tree)
  *              binary, in-order binary              -> a binary tree: floor(log2 p)
  *                                                      levels of two children,
  *                                                      alpha + 3o + 2m (beta + gamma)
+ *                (the in-order tree's root is rank p - 1, which sends the
+ *                result on to any other root: one message more)
  *              chain, pipeline (unsegmented, fanout -> p - 1 hops of
  *                one)                                  alpha + 2o + m (beta + gamma)
  *              Rabenseifner (Open MPI; SMPI runs    -> butterfly b = 0, folded
  *                linear)
+ *              Each tree but the in-order one, and Rabenseifner's gather, is
+ *              built around the root (coll_base_topo.c, coll_base_reduce.c), so
+ *              a root other than 0 costs nothing more: priced as root 0.
  *
  * An algorithm the user forced (model->library_forced: Open MPI's
  * coll_tuned_use_dynamic_rules with coll_tuned_<coll>_algorithm, which its
@@ -124,6 +133,24 @@ static const cs_ompi_band cs_ompi_reduce_noncommutative[] = {
     {0, CS_STEPS({0, 6})},
 };
 
+/* 1 basic linear, 2 chain, 3 pipeline, 4 split binary tree, 5 binary tree, 6 binomial, 7 knomial,
+ * 8 scatter and allgather, 9 scatter and ring allgather: ompi_coll_tuned_bcast_intra_dec_fixed,
+ * which nonoverlapping's broadcast runs */
+static const cs_ompi_band cs_ompi_bcast_table[] = {
+    {4, CS_STEPS({32, 3}, {256, 5}, {512, 3}, {1024, 7}, {32768, 1}, {131072, 5}, {262144, 2}, {524288, 1},
+                 {1048576, 6}, {0, 5})},
+    {8, CS_STEPS({64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}, {0, 2})},
+    {16, CS_STEPS({8, 7}, {64, 5}, {4096, 7}, {16384, 5}, {32768, 6}, {0, 1})},
+    {32, CS_STEPS({4096, 7}, {1048576, 6}, {0, 8})},
+    {64, CS_STEPS({2048, 6}, {0, 7})},
+    {128, CS_STEPS({0, 7})},
+    {256, CS_STEPS({2, 6}, {16384, 5}, {32768, 1}, {65536, 5}, {0, 7})},
+    {1024, CS_STEPS({16384, 7}, {32768, 4}, {0, 7})},
+    {2048, CS_STEPS({524288, 7}, {0, 8})},
+    {4096, CS_STEPS({262144, 7}, {0, 8})},
+    {0, CS_STEPS({8192, 7}, {16384, 5}, {262144, 7}, {0, 8})},
+};
+
 static int cs_ompi_choose(const cs_ompi_band *band, int p, size_t bytes)
 {
     while (band->below_p && p >= band->below_p)
@@ -174,6 +201,58 @@ static double cs_ompi_binary(const cs_model *model, const cs_problem *prob)
     return cs_ompi_tree_on_nodes(model, prob, levels, on, prob->ppn, 2);
 }
 
+/* prob with its root as rank 0: Open MPI builds its trees (binomial, binary,
+ * chain, the linear one) and Rabenseifner's gather around the root
+ * (coll_base_topo.c, coll_base_reduce.c), so no message goes on to it. */
+static cs_problem cs_ompi_at_root(const cs_problem *prob)
+{
+    cs_problem at = *prob;
+    at.root = 0;
+    return at;
+}
+
+/* The in-order binary tree's root is always rank p - 1, which sends the
+ * result on to any other root (coll_base_reduce.c,
+ * ompi_coll_base_reduce_intra_in_order_binary). */
+static double cs_ompi_in_order_binary(const cs_model *model, const cs_problem *prob)
+{
+    const int last = prob->p - 1;
+    double t = cs_ompi_binary(model, prob);
+    if (prob->root != last) {
+        const int ppn = prob->ppn > 1 ? prob->ppn : 0;
+        const cs_model hop = cs_model_hop(model, prob, ppn && last / ppn == prob->root / ppn, 1);
+        t += hop.alpha + 2 * model->overhead + hop.beta * (double)prob->bytes;
+    }
+    return t;
+}
+
+/*
+ * The broadcast of nonoverlapping's allreduce (model without gamma, prob at
+ * root 0): coll/tuned's fixed decision for a broadcast, unsegmented (it
+ * passes no segment size), in coll_base_bcast.c. The split binary tree is
+ * priced as the binary tree; scatter and allgather (8, 9: a vector of fewer
+ * elements than ranks goes linear) as a binomial scatter, then recursive
+ * doubling (8) or a ring (9), each step alpha + 2o and (p - 1)/p m in all.
+ */
+static double cs_ompi_bcast(const cs_model *model, const cs_problem *prob)
+{
+    const int p = prob->p, alg = cs_ompi_choose(cs_ompi_bcast_table, p, prob->bytes);
+    switch (alg) {
+    case 2:
+    case 3: return cs_ompi_chain(model, prob, 1); /* fanout 0 from the table: one chain */
+    case 4:
+    case 5: return cs_ompi_binary(model, prob);
+    case 6: return cs_library_row(&cs_reduce_binomial, model, prob, NULL);
+    case 7: return cs_library_row(&cs_reduce_knomial, model, prob, "r=4"); /* coll_tuned_bcast_knomial_radix */
+    case 8:
+    case 9:
+        if (prob->count >= (size_t)p)
+            return cs_library_bcast_scatter(model, prob, alg == 9);
+        __attribute__((fallthrough));
+    default: return cs_library_row(&cs_reduce_knomial, model, prob, "l=1");
+    }
+}
+
 /* The algorithm the user forced for prob's collective, 0: none (or not
  * Open MPI's own, whose MCA parameters SMPI does not read). */
 static int cs_ompi_forced(const cs_model *model, const cs_problem *prob, int smpi)
@@ -192,29 +271,24 @@ static int cs_ompi_alg(const cs_model *model, const cs_problem *prob, int smpi, 
 
 static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, int alg, int smpi, const char **name)
 {
+    const cs_problem at_root = cs_ompi_at_root(prob);
     switch (alg) {
     case 2:
     case 3:
         *name = alg == 2 ? "chain" : "pipeline";
         /* the forced chain's fanout is coll_tuned_reduce_algorithm_chain_fanout's 4, the tables' 1 */
         return cs_ompi_chain(model, prob, alg == 2 && cs_ompi_forced(model, prob, smpi) ? 4 : 1);
-    case 4:
-    case 6:
-        *name = alg == 4 ? "binary tree" : "in-order binary tree";
-        return cs_ompi_binary(model, prob);
-    case 5:
-        *name = "binomial";
-        return cs_library_row(&cs_reduce_binomial, model, prob, NULL);
+    case 4: *name = "binary tree"; return cs_ompi_binary(model, prob);
+    case 6: *name = "in-order binary tree"; return cs_ompi_in_order_binary(model, prob);
+    case 5: *name = "binomial"; return cs_library_row(&cs_reduce_binomial, model, &at_root, NULL);
     case 7:
         if (!smpi && (prob->flags & CS_PROB_COMMUTATIVE) && prob->count >= (size_t)(1 << cs_floor_log2(prob->p))) {
             *name = "reduce-scatter and gather";
-            return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
+            return cs_library_folded(&cs_reduce_butterfly, model, &at_root, "b=0");
         }
         /* SMPI runs linear, Open MPI too where Rabenseifner cannot run */
         __attribute__((fallthrough));
-    default:
-        *name = "linear";
-        return cs_library_row(&cs_reduce_knomial, model, prob, "l=1");
+    default: *name = "linear"; return cs_library_row(&cs_reduce_knomial, model, &at_root, "l=1");
     }
 }
 
@@ -237,7 +311,10 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
     const double m = (double)prob->bytes;
     switch (alg) {
     case 1:
-    case 2: { /* a reduce to rank 0 (linear, or the defaults' choice), then a binomial broadcast */
+    case 2: {
+        /* a reduce to rank 0 (linear, or coll/tuned's choice), then a broadcast from it: linear
+         * (ompi_coll_base_allreduce_intra_basic_linear), or coll/tuned's choice
+         * (ompi_coll_base_allreduce_intra_nonoverlapping); SMPI's copies priced binomial */
         cs_problem reduce = *prob;
         reduce.coll = CS_COLL_REDUCE;
         reduce.root = 0;
@@ -245,9 +322,12 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
         cs_model bcast = *model;
         bcast.gamma = 0.0;
         *name = alg == 1 ? "linear reduce and broadcast" : "reduce and broadcast";
-        return (alg == 1 ? cs_ompi_reduce_alg(model, &reduce, 1, smpi, &how)
-                         : cs_ompi_reduce_price(model, &reduce, smpi, &how)) +
-               cs_library_row(&cs_reduce_binomial, &bcast, &reduce, NULL);
+        const double t = alg == 1 ? cs_ompi_reduce_alg(model, &reduce, 1, smpi, &how)
+                                  : cs_ompi_reduce_price(model, &reduce, smpi, &how);
+        if (smpi)
+            return t + cs_library_row(&cs_reduce_binomial, &bcast, &reduce, NULL);
+        return t +
+               (alg == 1 ? cs_library_row(&cs_reduce_knomial, &bcast, &reduce, "l=1") : cs_ompi_bcast(&bcast, &reduce));
     }
     case 4:
     case 5:
@@ -259,9 +339,7 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
     case 6:
         *name = "reduce-scatter and allgather";
         return cs_library_folded(&cs_allreduce_butterfly, model, prob, "b=0");
-    default:
-        *name = "recursive doubling";
-        return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
+    default: *name = "recursive doubling"; return cs_library_folded(&cs_allreduce_butterfly, model, prob, "k=0");
     }
 }
 
@@ -272,15 +350,9 @@ static double cs_ompi_alltoall(const cs_model *model, const cs_problem *prob, in
         return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
     }
     switch (cs_ompi_alg(model, prob, smpi, cs_ompi_alltoall_table)) {
-    case 2:
-        *name = "pairwise";
-        return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
-    case 3:
-        *name = "modified Bruck";
-        return cs_library_row(&cs_alltoall_bruck, model, prob, "r=2");
-    default:
-        *name = "linear";
-        return cs_library_row(&cs_alltoall_linear, model, prob, NULL);
+    case 2: *name = "pairwise"; return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
+    case 3: *name = "modified Bruck"; return cs_library_row(&cs_alltoall_bruck, model, prob, "r=2");
+    default: *name = "linear"; return cs_library_row(&cs_alltoall_linear, model, prob, NULL);
     }
 }
 

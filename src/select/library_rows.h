@@ -20,6 +20,11 @@ double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_problem
  * root other than 0 (reduce). */
 double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec);
 
+/* A broadcast of prob->bytes from rank 0 by a binomial scatter, then an
+ * allgather by recursive doubling (ring 0) or a ring (ring 1), each step
+ * alpha + 2o, (p - 1)/p m a phase; model without gamma. */
+double cs_library_bcast_scatter(const cs_model *model, const cs_problem *prob, int ring);
+
 /* Open MPI 4.1's fixed decisions (smpi 0), or SimGrid 3.32 SMPI's ompi
  * selector, which copies them and runs its own algorithms (smpi 1). */
 double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name);

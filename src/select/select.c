@@ -98,12 +98,14 @@ void cs_select_predict(const cs_model *model, const cs_problem *prob, cs_decisio
         d->predicted = cs_alg_cost_on_map(d->alg, model, prob, &d->params);
 }
 
+const char cs_select_library_wrong[] = "the library computes this operator on this type wrongly";
+
 static const char *cs_select_forced_reason(const cs_coll_config *cc)
 {
     return cc->from_env ? "forced by the environment" : "forced by the configuration";
 }
 
-void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
+static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
 {
     const cs_coll_config *cc = &cfg->coll[prob->coll];
     const cs_alg *native = cs_alg_native(prob->coll);
@@ -142,6 +144,11 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
             return cs_decide(d, cc->alg->instead, "in place of the forced algorithm");
         }
     }
+    if (library && (prob->flags & CS_PROB_LIBRARY_WRONG)) { /* ours, wherever one runs the call */
+        int n, i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
+        if (i >= 0)
+            return cs_decide(d, cs_alg_table(prob->coll, &n)[i], cs_select_library_wrong);
+    }
     if (cc->nrules && cs_select_by_rules(cfg, cc, prob, d))
         return;
     if (cs_config_native_range(cc, prob->bytes))
@@ -151,7 +158,7 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
 
     /* The breakpoints hold the model's choice for this variant and size. */
     const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0) |
-                        ((prob->flags & CS_PROB_EXACT) ? 4 : 0);
+                        ((prob->flags & CS_PROB_EXACT) ? 4 : 0) | ((prob->flags & CS_PROB_USER_OP) ? 8 : 0);
     cs_breakpoints *bp = &cache->bp[prob->coll][variant];
     if (!bp->computed)
         cs_breakpoints_compute(&cfg->model, prob, bp);
@@ -190,4 +197,11 @@ void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *p
         d->declined = cs_select_restriction(alg, prob);
     }
     return cs_select_model(cfg, prob, d);
+}
+
+void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
+{
+    cs_select_decide(cfg, cache, prob, d);
+    if (cfg->coll[prob->coll].choice == CS_CHOICE_FORCED) /* what it could not do, said once (warn.c) */
+        cs_select_warn(cfg, prob, d);
 }

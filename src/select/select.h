@@ -21,11 +21,11 @@ typedef struct cs_breakpoints {
      * radix (bruck, knomial; 0: none), split stages k + 1 (0: none), ring
      * size rmax (0: none). A change of any starts an entry of its own. */
     unsigned char radix[CS_BP_MAX], k1[CS_BP_MAX], rmax[CS_BP_MAX];
-    const cs_alg *passed;         /* when none of ours can run: the first, */
-    const char *declined;         /* and the restriction that stops it */
+    const cs_alg *passed; /* when none of ours can run: the first, */
+    const char *declined; /* and the restriction that stops it */
 } cs_breakpoints;
 
-#define CS_BP_VARIANTS 8 /* (commutative, in place, exact) */
+#define CS_BP_VARIANTS 16 /* (commutative, in place, exact, a user's operator) */
 
 typedef struct cs_select_cache {
     cs_breakpoints bp[CS_COLL_LAST][CS_BP_VARIANTS];
@@ -58,6 +58,15 @@ const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob);
 const char *cs_select_restriction_given(const cs_alg *alg, const cs_problem *prob, const cs_params *given);
 
 void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d);
+/* The reason of a call that runs ours because the library computes its
+ * operator wrongly (CS_PROB_LIBRARY_WRONG); the caller may name the pair. */
+extern const char cs_select_library_wrong[];
+
+/* What a forced choice could not do in decision d, as the line cs_select
+ * says once on stderr (cs_config.says): the forced algorithm cannot run
+ * the call (why, and what runs), or a given parameter was clamped (to
+ * what). Its length, or 0 where nothing is wrong. */
+int cs_select_warning(const cs_config *cfg, const cs_problem *prob, const cs_decision *d, char *buf, size_t size);
 
 /* The price of the decision under the model into d->predicted, where select
  * did not compute it (it does only for the log: a call that runs from the
@@ -83,8 +92,8 @@ enum { CS_KEEP_NO, CS_KEEP_CALL, CS_KEEP_LOOP };
  * CS_KEEP_LOOP where ours costs more back to back (cs_select_loop_keeps);
  * else CS_KEEP_NO, also for the extension API (no library version).
  */
-int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg,
-                            const cs_params *params, double ours, double *library, const char **name);
+int cs_select_library_keeps(const cs_model *model, const cs_problem *prob, const cs_alg *alg, const cs_params *params,
+                            double ours, double *library, const char **name);
 
 /* Does ours (alg, params) cost more than the library's default in a loop of
  * calls, where ranks run ahead and start-ups overlap (a reduce under a

@@ -26,4 +26,8 @@ void cs_select_first_declined(const cs_problem *prob, const cs_alg **passed, con
 long cs_bp_entry_key(const cs_breakpoints *bp, int i);
 int cs_bp_key_params(long key, cs_params *params);
 
+/* Say on stderr, once, what a forced choice could not do for this
+ * decision (warn.c); nothing is formatted where nothing is wrong. */
+void cs_select_warn(const cs_config *cfg, const cs_problem *prob, const cs_decision *d);
+
 #endif

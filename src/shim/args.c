@@ -5,9 +5,12 @@
  * without collshim. An argument the standard says is ignored is never looked
  * at.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "shim/args.h"
+#include "shim/probe.h"
 
 /* ------------------------------------------------------------------ operators and types */
 
@@ -15,7 +18,7 @@
  * and MPI_NO_OP are for one-sided accumulates only. */
 static const MPI_Op cs_ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_BAND, MPI_BOR, MPI_BXOR,
                                 MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MINLOC, MPI_MAXLOC};
-enum { CS_NOPS = sizeof cs_ops / sizeof cs_ops[0], CS_OP_SUM = 0, CS_OP_BAND = 4 };
+enum { CS_NOPS = sizeof cs_ops / sizeof cs_ops[0], CS_OP_SUM = 0, CS_OP_PROD = 3, CS_OP_BAND = 4 };
 
 /* Every predefined datatype of MPI 4.0 (§3.2.2, §6.9.3, §19.2.5 and the
  * optional Fortran sizes), the common ones first: the lookup is a scan. A
@@ -37,6 +40,24 @@ enum { CS_NTYPES = sizeof cs_types / sizeof cs_types[0] };
  * by cs_args_probe_ops, read only afterwards. */
 static unsigned short cs_defined[CS_NTYPES];
 static int cs_probed;
+
+/* Bit 0 (MPI_SUM), bit 1 (MPI_PROD) of cs_wrong[t]: the library computes
+ * the operator on cs_types[t] wrongly (it does not wrap), and our
+ * algorithms combine it with our own loop; cs_wrong_text[t][bit] says so
+ * for the log. Written at start-up, agreed on by every rank (a decision
+ * depends on it), read only afterwards. */
+static unsigned char cs_wrong[CS_NTYPES];
+static char cs_wrong_text[CS_NTYPES][2][80];
+static int cs_wrong_any;
+
+/* MPI_CHAR is a character type, on which MPI 4.0 defines no reduction; MPICH
+ * and Open MPI both compute the C integer operators on it as on C's char
+ * (signed on x86). Where the library computes an operator on it bit for bit
+ * as on that type (cs_probe_same), collshim takes it as that type. */
+static MPI_Datatype cs_char_as(void)
+{
+    return CHAR_MIN < 0 ? MPI_SIGNED_CHAR : MPI_UNSIGNED_CHAR;
+}
 
 /* The operators MPI 4.0 defines on a predefined type (§6.9.2, its groups:
  * C integer, Fortran integer, multi-language, floating point, complex,
@@ -80,11 +101,36 @@ static unsigned cs_ops_allowed(MPI_Datatype t)
     return 0;
 }
 
+/* Is cs_types[t] an integer type, by the library's own judgement (MPI_SUM
+ * and MPI_BAND both defined on it, cs_args_op_defined)? */
+static int cs_type_integer(int t)
+{
+    const unsigned integer = (1u << CS_OP_SUM) | (1u << CS_OP_BAND);
+    return (cs_defined[t] & integer) == integer;
+}
+
+/* Which integer sums and products the library gets wrong (cs_wrong): a
+ * few PMPI_Reduce_local calls on 256-element vectors, some 0.1 ms. */
+static void cs_args_probe_wrong(void)
+{
+    static const int ops[2] = {CS_OP_SUM, CS_OP_PROD};
+    for (int t = 0; t < CS_NTYPES; t++) {
+        int size = 0;
+        if (!cs_type_integer(t) || PMPI_Type_size(cs_types[t], &size) != MPI_SUCCESS)
+            continue;
+        for (int k = 0; k < 2; k++)
+            if (((cs_defined[t] >> ops[k]) & 1) && cs_probe_wraps(cs_ops[ops[k]], cs_types[t], (size_t)size) == 0)
+                cs_wrong[t] |= (unsigned char)(1u << k);
+    }
+}
+
 /*
- * Where the library defines each operator, among the pairs MPI defines:
- * a pair it does not define is refused here, and the call goes to the
- * library, which judges it as without collshim (a library that also takes
- * a pair MPI does not define loses nothing but our algorithms for it).
+ * Where the library defines each operator, among the pairs MPI defines
+ * and MPI_CHAR's as C's char (cs_char_as): a pair it does not define is
+ * refused here, and the call goes to the library, which judges it as
+ * without collshim (a library that also takes another pair MPI does not
+ * define loses nothing but our algorithms for it; a call that repeats it
+ * goes straight there, src/shim/native_memo.c).
  * Probing only those pairs, which mostly succeed, costs some 0.1 ms at
  * MPI_Init; probing all 780, most of which fail and make MPICH format an
  * error, took 36 million instructions (10 to 15 ms) per process.
@@ -101,16 +147,44 @@ void cs_args_probe_ops(void)
     PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     for (int t = 0; t < CS_NTYPES; t++) {
-        const unsigned allowed = cs_types[t] != MPI_DATATYPE_NULL ? cs_ops_allowed(cs_types[t]) : 0;
+        const int is_char = cs_types[t] == MPI_CHAR;
+        const unsigned allowed = cs_types[t] == MPI_DATATYPE_NULL ? 0
+                                 : is_char                        ? cs_ops_allowed(cs_char_as())
+                                                                  : cs_ops_allowed(cs_types[t]);
         for (int o = 0; o < CS_NOPS; o++)
-            if (((allowed >> o) & 1) && PMPI_Reduce_local(in, inout, 0, cs_types[t], cs_ops[o]) == MPI_SUCCESS)
+            if (((allowed >> o) & 1) && PMPI_Reduce_local(in, inout, 0, cs_types[t], cs_ops[o]) == MPI_SUCCESS &&
+                (!is_char || cs_probe_same(cs_ops[o], MPI_CHAR, cs_char_as(), 1) == 1))
                 cs_defined[t] |= (unsigned short)(1u << o);
     }
+    cs_args_probe_wrong();
     PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
     PMPI_Comm_set_errhandler(MPI_COMM_SELF, self);
     PMPI_Errhandler_free(&world);
     PMPI_Errhandler_free(&self);
     cs_probed = 1;
+    cs_args_probe_agree(MPI_COMM_NULL); /* this rank's own, until MPI_Init's ranks agree */
+}
+
+void cs_args_probe_agree(MPI_Comm comm)
+{
+    if (!cs_probed)
+        return;
+    /* A rank on another processor may see its library err where this one
+     * does not: the pair is wrong wherever any rank finds it so. */
+    if (comm != MPI_COMM_NULL)
+        PMPI_Allreduce(MPI_IN_PLACE, cs_wrong, CS_NTYPES, MPI_UNSIGNED_CHAR, MPI_BOR, comm);
+    for (int t = 0; t < CS_NTYPES; t++)
+        for (int k = 0; k < 2; k++) {
+            char name[MPI_MAX_OBJECT_NAME] = "";
+            int len;
+            if (!((cs_wrong[t] >> k) & 1))
+                continue;
+            if (PMPI_Type_get_name(cs_types[t], name, &len) != MPI_SUCCESS || !name[0])
+                snprintf(name, sizeof name, "a predefined type");
+            snprintf(cs_wrong_text[t][k], sizeof cs_wrong_text[t][k], "the library computes %s on %s wrongly",
+                     k ? "MPI_PROD" : "MPI_SUM", name);
+            cs_wrong_any = 1;
+        }
 }
 
 static int cs_op_index(MPI_Op op)
@@ -132,6 +206,20 @@ static int cs_type_index(MPI_Datatype type)
 int cs_args_predefined(MPI_Datatype type, MPI_Op op)
 {
     return (op == MPI_OP_NULL || cs_op_index(op) >= 0) && cs_type_index(type) >= 0;
+}
+
+int cs_args_op_user(MPI_Op op)
+{
+    return cs_op_index(op) < 0;
+}
+
+const char *cs_args_library_wrong(MPI_Op op, MPI_Datatype type)
+{
+    int t;
+    if (!cs_wrong_any || (op != MPI_SUM && op != MPI_PROD) || (t = cs_type_index(type)) < 0)
+        return NULL;
+    const int k = op == MPI_PROD;
+    return (cs_wrong[t] >> k) & 1 ? cs_wrong_text[t][k] : NULL;
 }
 
 /*
@@ -158,8 +246,7 @@ int cs_args_op_defined(MPI_Op op, MPI_Datatype type, int *exact)
     if (!cs_probed || (t = cs_type_index(type)) < 0 || !(cs_defined[t] & (1u << o)))
         return 0;
     if (exact) {
-        const unsigned integer = (1u << CS_OP_SUM) | (1u << CS_OP_BAND);
-        *exact = op != MPI_SUM && op != MPI_PROD ? 1 : (cs_defined[t] & integer) == integer;
+        *exact = op != MPI_SUM && op != MPI_PROD ? 1 : cs_type_integer(t);
     }
     return 1;
 }
@@ -260,15 +347,17 @@ const char *cs_args_check(const cs_call *c, const cs_context *ctx, cs_local *l)
     if (l->inplace)
         l->send = l->recv;
     l->exact = 0;
+    l->library_wrong = NULL;
     if (reduction && !cs_args_op_defined(c->op, c->stype, &l->exact))
         return "erroneous: operator not defined on this datatype";
+    if (reduction)
+        l->library_wrong = cs_args_library_wrong(c->op, c->stype);
 
     const int scount = l->inplace ? c->rcount : c->scount;
     const size_t sbytes = (size_t)scount * (size_t)l->send.size, rbytes = (size_t)c->rcount * (size_t)l->recv.size;
-    const char *why = cs_args_check_buffers(c, ctx, l);
-    if (why == NULL && !reduction && sbytes != rbytes)
-        why = "erroneous: send and receive blocks differ in size";
-    return why;
+    if (!reduction && sbytes != rbytes)
+        return "erroneous: send and receive blocks differ in size";
+    return NULL;
 }
 
 const char *cs_args_check_buffers(const cs_call *c, const cs_context *ctx, const cs_local *l)

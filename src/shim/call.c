@@ -59,6 +59,8 @@ static int cs_call_schedule(cs_context *ctx, const cs_local *l, const cs_decisio
 static int cs_call_ours(const cs_call *c, cs_context *ctx, const cs_local *l, const cs_decision *d)
 {
     cs_exec x = {.type = c->stype, .op = c->op, .comm = ctx->comm, .scratch = &ctx->scratch};
+    if (l->library_wrong) /* our own loop combines it (sched/combine.h) */
+        x.own_width = (size_t)l->send.size;
     int rc = cs_call_schedule(ctx, l, d);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -114,8 +116,12 @@ int cs_call_run(const cs_call *c)
     }
     if (cs_args_count_negative(c) || cs_context_get(c->comm, &ctx) != MPI_SUCCESS)
         return cs_shim_native(c);
+    if (ctx->inter || ctx->p == 1) { /* the library's, whatever the call: a repeat goes straight */
+        if (quiet)
+            cs_native_memo_set_quick(c);
     if (ctx->inter)
         return cs_call_aside(c, ctx, "intercommunicator");
+    }
     if (ctx->p == 1 && !cs_log_active()) /* selection would say so, after describing the call */
         return cs_shim_native(c);
     if (cs_described_hit(ctx, c)) { /* the same problem and layouts: only the buffers may differ */
@@ -124,7 +130,12 @@ int cs_call_run(const cs_call *c)
             return cs_call_aside(c, ctx, refused);
         return cs_call_go(c, ctx, &known->prob, &known->l);
     }
-    if ((refused = cs_args_check(c, ctx, &l)) != NULL)
+    if ((refused = cs_args_check(c, ctx, &l)) != NULL) {
+        if (quiet) /* its handles and counts alone sent it there: a repeat goes straight */
+            cs_native_memo_set_quick(c);
+        return cs_call_aside(c, ctx, refused);
+    }
+    if ((refused = cs_args_check_buffers(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
 
     cs_problem prob = {
@@ -146,6 +157,12 @@ int cs_call_go(const cs_call *c, cs_context *ctx, const cs_problem *prob, const 
     }
     /* Nothing below decides again on ctx: the decision stays where it is. */
     const cs_decision *d = &ctx->last_decision[c->coll];
+    cs_decision named;
+    if (l->library_wrong && d->reason == cs_select_library_wrong) { /* which pair, in words, for the log */
+        named = *d;
+        named.reason = l->library_wrong;
+        d = &named;
+    }
     const int logging = cs_log_active();
     const double t0 = logging ? PMPI_Wtime() : 0.0;
     if (!d->alg->build) {

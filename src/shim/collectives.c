@@ -72,6 +72,10 @@ static int cs_describe_reduction(const cs_call *c, cs_problem *prob, cs_local *l
         prob->flags |= CS_PROB_EXACT;
     if (l->inplace && c->coll == CS_COLL_ALLREDUCE)
         prob->flags |= CS_PROB_INPLACE;
+    if (l->library_wrong)
+        prob->flags |= CS_PROB_LIBRARY_WRONG;
+    if (cs_args_op_user(c->op))
+        prob->flags |= CS_PROB_USER_OP;
     l->prob = *prob;
     if (l->inplace)
         l->prob.flags |= CS_PROB_INPLACE;

@@ -16,6 +16,7 @@
 #include "log/log.h"
 #include "shim/abi.h"
 #include "shim/args.h"
+#include "shim/mca.h"
 #include "shim/shim.h"
 
 cs_state cs_shim;
@@ -100,7 +101,6 @@ static int cs_shim_finalize_hook(MPI_Comm comm, int keyval, void *value, void *e
 static void cs_shim_start(void)
 {
     cs_config_error err;
-    char text[PATH_MAX + 320];
     int hook;
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_shim.world_rank);
@@ -113,20 +113,14 @@ static void cs_shim_start(void)
     int level = MPI_THREAD_SINGLE;
     cs_shim.thread_multiple = PMPI_Query_thread(&level) != MPI_SUCCESS || level == MPI_THREAD_MULTIPLE;
     cs_args_probe_ops();
-    if (cs_config_init(&cs_shim.cfg, &err) != 0) {
-        cs_config_error_format(&err, text, sizeof(text));
-        if (cs_shim.world_rank == 0)
-            fprintf(stderr, "collshim: %s; %s\n", text,
-                    cs_shim.cfg.strict ? "aborting (strict)" : "running on the MPI library's collectives");
-        if (cs_shim.cfg.strict) {
-            fflush(stderr);
-            PMPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    if (cs_shim.cfg.model.library == CS_LIBRARY_AUTO) /* the library priced: the one we run on */
-        cs_shim.cfg.model.library = cs_library_detect(version);
+    if (cs_config_init(&cs_shim.cfg, &err) != 0 && cs_config_report(&cs_shim.cfg, &err, cs_shim.world_rank))
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    cs_shim.cfg.says = cs_shim.world_rank == 0; /* one line for the job, not one per rank */
+    /* the library priced: the one we run on (a file written for the other says so, once) */
+    cs_config_library_running(&cs_shim.cfg, cs_library_detect(version), cs_shim.world_rank == 0);
 #ifdef OPEN_MPI
-    if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI)
+    /* MPI_T costs Open MPI 4.1 some 0.2 s a process: asked only where the user may have forced one */
+    if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI && cs_mca_tuned_may_be_set())
         cs_shim_library_forced(&cs_shim.cfg.model, level);
 #endif
     /* Bokhari's hulls for every d, once, on the model: read only from here on. */
@@ -167,8 +161,10 @@ CS_EXPORT int MPI_Init(int *argc, char ***argv)
         return next ? next(argc, argv) : CS_ABI_NO_NEXT;
     }
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         cs_shim_ensure();
+        cs_args_probe_agree(MPI_COMM_WORLD); /* every rank is here */
+    }
     return rc;
 }
 
@@ -180,8 +176,10 @@ CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
         return next ? next(argc, argv, required, provided) : CS_ABI_NO_NEXT;
     }
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         cs_shim_ensure();
+        cs_args_probe_agree(MPI_COMM_WORLD);
+    }
     return rc;
 }
 

@@ -22,7 +22,10 @@
  *
  * The process remembers the last call of each collective the library took,
  * with its communicator, so that a loop of the same call goes there before
- * it is even described or its context looked up (src/shim/calls.c). A call
+ * it is even described or its context looked up (src/shim/calls.c): by
+ * decision, or for what its handles and counts alone say (an
+ * intercommunicator, p = 1, a pair the library defines and MPI does not, an
+ * erroneous call; never one refused for its buffers, which may change). A call
  * in a configured native range (a size alone, before any context) is
  * remembered so too: no communicator's size enters that decision. A
  * communicator's handle may come back as another's once it is freed: freeing

@@ -55,6 +55,9 @@ typedef struct cs_local {
     cs_layout send, recv;
     int inplace; /* MPI_IN_PLACE here, and significant here */
     int exact;   /* (type, op) combine exactly in any order (cs_args_op_defined) */
+    /* The library computes (type, op) wrongly: ours combine it with their
+     * own loop, and are preferred; why, for the log (cs_args_library_wrong). */
+    const char *library_wrong;
 } cs_local;
 
 /* The last call of a collective that was checked and described on a

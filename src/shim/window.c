@@ -124,6 +124,7 @@ CS_EXPORT int collshim_window_reduce(const void *sendbuf, void *recvbuf, int cou
     const int inplace = sendbuf == MPI_IN_PLACE;
     const size_t x = (size_t)t.extent, most = CS_WINDOW_PIECE_BYTES / x ? CS_WINDOW_PIECE_BYTES / x : 1;
     cs_window_local(&t, inplace, &l);
+    l.library_wrong = cs_args_library_wrong(op, datatype); /* combined by our own loop */
     /* The elements are independent: a vector whose messages would pass an
      * int count of bytes runs in pieces, each a call of its own. */
     for (size_t done = 0; done < (size_t)count && rc == MPI_SUCCESS; done += most) {
@@ -293,6 +294,7 @@ CS_EXPORT int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, i
                        .finish = cs_window_block_finish,
                        .state = (void *)&b};
     cs_window_local(&t, 0, &l);
+    l.library_wrong = cs_args_library_wrong(op, datatype);
     l.prob = prob;
     rc = cs_call_go(&c, ctx, &prob, &l); /* reports its own failures */
     free(e);

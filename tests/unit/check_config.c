@@ -15,6 +15,7 @@
 
 #include "coll/window/window.h"
 #include "config/config.h"
+#include "config/config_internal.h"
 
 #ifndef CS_FIXTURES
 #define CS_FIXTURES "tests/fixtures/config"
@@ -30,9 +31,8 @@
 Suite *make_config_suite(void);
 
 static const char *const env_names[] = {
-    "COLLSHIM_CONFIG",    "COLLSHIM_LOG",    "COLLSHIM_LOG_LEVEL", "COLLSHIM_ALLTOALL",
-    "COLLSHIM_ALLREDUCE", "COLLSHIM_REDUCE", "COLLSHIM_STRICT", "COLLSHIM_WINDOW_METHOD",
-    "COLLSHIM_LIBRARY",
+    "COLLSHIM_CONFIG", "COLLSHIM_LOG",    "COLLSHIM_LOG_LEVEL",     "COLLSHIM_ALLTOALL", "COLLSHIM_ALLREDUCE",
+    "COLLSHIM_REDUCE", "COLLSHIM_STRICT", "COLLSHIM_WINDOW_METHOD", "COLLSHIM_LIBRARY",
 };
 
 /* Each test starts from an empty COLLSHIM_* environment, whatever the runner's. */
@@ -75,8 +75,7 @@ static void assert_config_eq(const cs_config *a, const cs_config *b)
 
 static void assert_message(const cs_config_error *err, const char *part)
 {
-    ck_assert_msg(strstr(err->message, part) != NULL, "message '%s' lacks '%s'", err->message,
-                  part);
+    ck_assert_msg(strstr(err->message, part) != NULL, "message '%s' lacks '%s'", err->message, part);
 }
 
 /* ---- defaults ------------------------------------------------------------- */
@@ -329,9 +328,8 @@ START_TEST(test_bad_file)
     cs_config_defaults(&before);
     ck_assert_int_eq(cs_config_load(path, &cfg, &err), -1);
     ck_assert_str_eq(err.file, path);
-    ck_assert_msg(err.line == c->line && err.column == c->column,
-                  "%s: at %d:%d, expected %d:%d (%s)", c->file, err.line, err.column, c->line,
-                  c->column, err.message);
+    ck_assert_msg(err.line == c->line && err.column == c->column, "%s: at %d:%d, expected %d:%d (%s)", c->file,
+                  err.line, err.column, c->line, c->column, err.message);
     assert_message(&err, c->message);
 
     cs_config_error_format(&err, line, sizeof line);
@@ -428,8 +426,7 @@ static const struct lookup_case {
     size_t bytes;
     int inside;
 } lookup_cases[] = {
-    {0, 1},   {64, 1},  {65, 0},      {127, 0}, {128, 1},
-    {256, 1}, {257, 0}, {MiB - 1, 0}, {MiB, 1}, {SIZE_MAX, 1},
+    {0, 1}, {64, 1}, {65, 0}, {127, 0}, {128, 1}, {256, 1}, {257, 0}, {MiB - 1, 0}, {MiB, 1}, {SIZE_MAX, 1},
 };
 
 START_TEST(test_native_range_lookup)
@@ -463,8 +460,7 @@ static const struct env_case {
     {"COLLSHIM_ALLREDUCE", "butterfly:b=x", -1, "COLLSHIM_ALLREDUCE: bad arguments for butterfly"},
     {"COLLSHIM_REDUCE", "native", 0, NULL},
     {"COLLSHIM_REDUCE", "auto:1", -1, "COLLSHIM_REDUCE: 'auto' takes no arguments"},
-    {"COLLSHIM_REDUCE", "bogus", -1,
-     "COLLSHIM_REDUCE: unknown algorithm 'bogus' (known: auto, native, butterfly"},
+    {"COLLSHIM_REDUCE", "bogus", -1, "COLLSHIM_REDUCE: unknown algorithm 'bogus' (known: auto, native, butterfly"},
     {"COLLSHIM_REDUCE", "", 0, NULL}, /* empty is unset */
     {"COLLSHIM_WINDOW_METHOD", "prefix-suffix", 0, NULL},
     {"COLLSHIM_WINDOW_METHOD", "fast", -1, "COLLSHIM_WINDOW_METHOD: unknown window method 'fast'"},
@@ -669,8 +665,7 @@ END_TEST
 /* Strict from a file that fails after saying so, even on a syntax error. */
 START_TEST(test_init_strict_from_file)
 {
-    static const char *const files[] = {"bad_syntax_after_strict.yaml",
-                                        "bad_value_before_strict.yaml"};
+    static const char *const files[] = {"bad_syntax_after_strict.yaml", "bad_value_before_strict.yaml"};
     char path[PATH_MAX];
     cs_config cfg;
     cs_config_error err;
@@ -738,6 +733,94 @@ START_TEST(test_error_format)
 }
 END_TEST
 
+/* What a call wrote on stderr, read back from a file stderr was sent to. */
+static char stderr_path[64];
+static void stderr_to_file(void)
+{
+    snprintf(stderr_path, sizeof stderr_path, "%s/cs_check_config.%ld", P_tmpdir, (long)getpid());
+    ck_assert_ptr_nonnull(freopen(stderr_path, "w", stderr));
+}
+static const char *stderr_text(void)
+{
+    static char text[4096];
+    fflush(stderr);
+    FILE *f = fopen(stderr_path, "r");
+    ck_assert_ptr_nonnull(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    remove(stderr_path);
+    return text;
+}
+
+/* The library priced: the configuration's, the running one's, or the
+ * environment's; and where a file names the other real library, one line. */
+static const struct {
+    int given, running;
+    const char *env; /* COLLSHIM_LIBRARY, or NULL */
+    int priced;
+    const char *said; /* in the line on stderr, or NULL: silent */
+} library_cases[] = {
+    {CS_LIBRARY_AUTO, CS_LIBRARY_OPENMPI, NULL, CS_LIBRARY_OPENMPI, NULL},
+    {CS_LIBRARY_MPICH, CS_LIBRARY_MPICH, NULL, CS_LIBRARY_MPICH, NULL},
+    {CS_LIBRARY_MPICH, CS_LIBRARY_OPENMPI, NULL, CS_LIBRARY_OPENMPI,
+     "collshim: machine.yaml was written for MPICH (model.library: mpich) and this program runs Open MPI: its rules "
+     "and costs were measured under MPICH; pricing Open MPI's own collectives"},
+    {CS_LIBRARY_OPENMPI, CS_LIBRARY_MPICH, NULL, CS_LIBRARY_MPICH, "written for Open MPI (model.library: openmpi)"},
+    {CS_LIBRARY_MPICH, CS_LIBRARY_OPENMPI, "mpich", CS_LIBRARY_MPICH, NULL},         /* the user's word for this run */
+    {CS_LIBRARY_SMPI_OMPI, CS_LIBRARY_SMPI_MPICH, NULL, CS_LIBRARY_SMPI_OMPI, NULL}, /* the lab's */
+};
+
+START_TEST(test_library_running)
+{
+    cs_config cfg;
+    cs_config_defaults(&cfg);
+    strcpy(cfg.source, "machine.yaml");
+    cfg.model.library = library_cases[_i].given;
+    if (library_cases[_i].env)
+        setenv("COLLSHIM_LIBRARY", library_cases[_i].env, 1);
+    stderr_to_file();
+    const int overridden = cs_config_library_running(&cfg, library_cases[_i].running, 1);
+    cs_config_library_running(&cfg, library_cases[_i].running, 1); /* the second time: nothing more */
+    const char *text = stderr_text();
+    ck_assert_int_eq(cfg.model.library, library_cases[_i].priced);
+    ck_assert_int_eq(overridden, library_cases[_i].said != NULL);
+    if (library_cases[_i].said) {
+        ck_assert_msg(strstr(text, library_cases[_i].said), "stderr: %s", text);
+        ck_assert_ptr_eq(strchr(text, '\n'), text + strlen(text) - 1); /* one line */
+    } else {
+        ck_assert_str_eq(text, "");
+    }
+    /* a rank that does not speak: the same price, no word */
+    cfg.model.library = library_cases[_i].given;
+    stderr_to_file();
+    cs_config_library_running(&cfg, library_cases[_i].running, 0);
+    ck_assert_str_eq(stderr_text(), "");
+    ck_assert_int_eq(cfg.model.library, library_cases[_i].priced);
+}
+END_TEST
+
+/* A bad configuration: rank 0 says so; another rank says nothing unless
+ * strict (cs_config_report). Strict on rank 0: the line, then abort. */
+START_TEST(test_report_bad_config)
+{
+    cs_config cfg;
+    cs_config_error err;
+    cs_config_defaults(&cfg);
+    cs_cfg_error(&err, "x.yaml", 3, 1, "unknown key 'modle'");
+    stderr_to_file();
+    ck_assert_int_eq(cs_config_report(&cfg, &err, 2), 0);
+    ck_assert_str_eq(stderr_text(), "");
+    stderr_to_file();
+    ck_assert_int_eq(cs_config_report(&cfg, &err, 0), 0);
+    ck_assert_str_eq(stderr_text(),
+                     "collshim: x.yaml:3:1: unknown key 'modle'; running on the MPI library's collectives\n");
+    cfg.strict = 1;
+    stderr_to_file();
+    ck_assert_int_eq(cs_config_report(&cfg, &err, 0), 1);
+    ck_assert_str_eq(stderr_text(), "collshim: x.yaml:3:1: unknown key 'modle'; aborting (strict)\n");
+}
+END_TEST
+
 Suite *make_config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -774,6 +857,8 @@ Suite *make_config_suite(void)
     tcase_add_loop_test(init, test_init_strict_from_file, 0, 2);
     tcase_add_test(init, test_init_bad_env);
     tcase_add_test(init, test_init_missing_file);
+    tcase_add_loop_test(init, test_library_running, 0, NELEMS(library_cases));
+    tcase_add_test(init, test_report_bad_config);
 
     suite_add_tcase(s, load);
     suite_add_tcase(s, bad);

@@ -46,8 +46,7 @@ static void config_logging(cs_config *cfg, cs_log_level level, const char *patte
 
 static void log_one(const cs_alg *alg, const char *reason, const cs_sched_stats *stats)
 {
-    cs_problem prob = {.coll = alg->coll, .p = 8, .count = 250, .elem = 4, .bytes = 1000,
-                       .flags = CS_PROB_COMMUTATIVE};
+    cs_problem prob = {.coll = alg->coll, .p = 8, .count = 250, .elem = 4, .bytes = 1000, .flags = CS_PROB_COMMUTATIVE};
     cs_decision d = {.alg = alg, .reason = reason, .predicted = alg->build ? 1.5e-6 : -1};
     cs_params_init(&d.params);
     d.params.k = 2;
@@ -72,11 +71,21 @@ START_TEST(test_calls_json_fields)
 
     snprintf(path, sizeof(path), "%s/log.3.%%", dir);
     const char *text = slurp(path);
-    const char *fields[] = {"{\"coll\":\"allreduce\",", "\"rank\":3,", "\"p\":8,", "\"bytes\":1000,",
-                            "\"op\":\"MPI_SUM\",", "\"commutative\":true,", "\"inplace\":false,",
-                            "\"alg\":\"butterfly:k=2\",", "\"reason\":\"forced by the environment\",",
-                            "\"predicted_s\":1.500e-06,", "\"elapsed_s\":2.000e-06,", "\"rounds\":3,",
-                            "\"sent_bytes\":1750}\n", "\"alg\":\"native\",", "\"predicted_s\":null,",
+    const char *fields[] = {"{\"coll\":\"allreduce\",",
+                            "\"rank\":3,",
+                            "\"p\":8,",
+                            "\"bytes\":1000,",
+                            "\"op\":\"MPI_SUM\",",
+                            "\"commutative\":true,",
+                            "\"inplace\":false,",
+                            "\"alg\":\"butterfly:k=2\",",
+                            "\"reason\":\"forced by the environment\",",
+                            "\"predicted_s\":1.500e-06,",
+                            "\"elapsed_s\":2.000e-06,",
+                            "\"rounds\":3,",
+                            "\"sent_bytes\":1750}\n",
+                            "\"alg\":\"native\",",
+                            "\"predicted_s\":null,",
                             "\"rounds\":null,\"sent_bytes\":null}\n"};
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         ck_assert_msg(strstr(text, fields[i]), "log lacks %s:\n%s", fields[i], text);
@@ -122,7 +131,10 @@ START_TEST(test_summary_on_rank0)
     for (int i = 0; i < 5; i++)
         log_one(table[1], "breakpoint", &stats);
     cs_log_finalize();
+    /* Beside the log, never in it: the log is JSON Lines. */
     snprintf(path, sizeof(path), "%s/sum.0", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    snprintf(path, sizeof(path), "%s/sum.0.summary", dir);
     const char *text = slurp(path);
     ck_assert_ptr_nonnull(strstr(text, "@ collshim summary"));
     ck_assert_ptr_nonnull(strstr(text, "built-in defaults"));
@@ -156,7 +168,9 @@ START_TEST(test_summary_native_why)
     const cs_alg *native = cs_alg_native(CS_COLL_ALLREDUCE);
     cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 1, .count = 250, .elem = 4, .bytes = 1000};
     cs_decision one = {.alg = native, .reason = "p = 1: nothing to exchange", .predicted = -1};
-    cs_decision vec = {.alg = native, .reason = "model: cheapest that can run", .predicted = -1,
+    cs_decision vec = {.alg = native,
+                       .reason = "model: cheapest that can run",
+                       .predicted = -1,
                        .passed = cs_alg_table(CS_COLL_ALLREDUCE, &(int){0})[1],
                        .declined = "needs a contiguous datatype"};
     cs_decision cheap = {.alg = native, .reason = "model: cheapest that can run", .predicted = -1};
@@ -169,7 +183,7 @@ START_TEST(test_summary_native_why)
         cs_log_call(&r);
     }
     cs_log_finalize();
-    snprintf(path, sizeof(path), "%s/why.0", dir);
+    snprintf(path, sizeof(path), "%s/why.0.summary", dir);
     const char *text = slurp(path);
     const char *rows[] = {" 2 ", " p=1\n", " non-contiguous\n", " model\n"};
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -195,7 +209,7 @@ static int log_file_made(cs_log_level level, const char *pattern, int rank, cons
 START_TEST(test_summary_no_empty_files)
 {
     ck_assert(!log_file_made(CS_LOG_SUMMARY, "none.%r", 2, "none.2"));
-    ck_assert(log_file_made(CS_LOG_SUMMARY, "some.%r", 0, "some.0"));
+    ck_assert(log_file_made(CS_LOG_SUMMARY, "some.%r", 0, "some.0.summary"));
 }
 END_TEST
 
@@ -228,6 +242,84 @@ START_TEST(test_unwritable_path)
 }
 END_TEST
 
+/* Level calls: rank 0's log holds its call records and nothing else (the
+ * summary table went to <log>.summary: jq reads the log to its end). */
+START_TEST(test_calls_log_pure_json)
+{
+    cs_config cfg;
+    char path[128];
+    config_logging(&cfg, CS_LOG_CALLS, "pure.%r.jsonl");
+    cs_log_open(&cfg, 0, 2);
+    for (int i = 0; i < 3; i++)
+        log_one(cs_alg_native(CS_COLL_ALLREDUCE), "breakpoint", NULL);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/pure.0.jsonl", dir);
+    const char *text = slurp(path);
+    int lines = 0;
+    for (const char *l = text; *l; l = strchr(l, '\n') + 1, lines++)
+        ck_assert_msg(l[0] == '{' && strchr(l, '\n')[-1] == '}', "not a JSON object line: %s", l);
+    ck_assert_int_eq(lines, 3);
+    snprintf(path, sizeof(path), "%s/pure.0.jsonl.summary", dir);
+    ck_assert_ptr_nonnull(strstr(slurp(path), "@ collshim summary"));
+}
+END_TEST
+
+/* A name without %r that several ranks write: one file per rank, the rank
+ * before the extension, said once by the first logging rank. */
+START_TEST(test_shared_name_per_rank)
+{
+    char errpath[128];
+    snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
+    ck_assert_ptr_nonnull(freopen(errpath, "w", stderr));
+    ck_assert(log_file_made(CS_LOG_CALLS, "run.jsonl", 0, "run.0.jsonl"));
+    ck_assert(log_file_made(CS_LOG_CALLS, "run.jsonl", 3, "run.3.jsonl"));
+    ck_assert(log_file_made(CS_LOG_CALLS, "plain", 5, "plain.5"));
+    fflush(stderr);
+    const char *text = slurp(errpath);
+    const char *said = strstr(text, "run.jsonl has no %r and several ranks write it: each writes its own, ");
+    ck_assert_msg(said && strstr(said, "/run.<rank>.jsonl\n"), "stderr: %s", text);
+    ck_assert_ptr_null(strstr(said + 1, "run.jsonl has no %r")); /* rank 3: silent */
+}
+END_TEST
+
+/* One rank alone writes the name (level summary, or log.ranks: [2]): kept. */
+START_TEST(test_one_writer_keeps_name)
+{
+    cs_config cfg;
+    config_logging(&cfg, CS_LOG_CALLS, "only.jsonl");
+    cfg.log_all_ranks = 0;
+    cfg.nlog_ranks = 1;
+    cfg.log_ranks[0] = 2;
+    cs_log_open(&cfg, 2, 8);
+    log_one(cs_alg_native(CS_COLL_ALLREDUCE), "breakpoint", NULL);
+    cs_log_finalize();
+    char path[128];
+    snprintf(path, sizeof(path), "%s/only.jsonl", dir);
+    ck_assert_ptr_nonnull(strstr(slurp(path), "{\"coll\":\"allreduce\""));
+}
+END_TEST
+
+/* A configuration file's name in a rule's reason is escaped: the record
+ * stays JSON whatever the name holds. */
+START_TEST(test_source_escaped)
+{
+    cs_config cfg;
+    char path[128];
+    config_logging(&cfg, CS_LOG_CALLS, "esc.%r");
+    strcpy(cfg.source, "/tmp/a \"b\"\\c.yaml");
+    cs_log_open(&cfg, 1, 2);
+    cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 2, .count = 1, .elem = 4, .bytes = 4};
+    cs_decision d = {
+        .alg = cs_alg_native(CS_COLL_ALLREDUCE), .reason = "rule", .predicted = -1, .rule = 1, .rule_line = 7};
+    cs_record r = {.prob = &prob, .d = &d, .rank = 1, .op = MPI_SUM, .elapsed = 1e-6};
+    cs_log_call(&r);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/esc.1", dir);
+    const char *text = slurp(path);
+    ck_assert_msg(strstr(text, "(allreduce.rules[0], /tmp/a \\\"b\\\"\\\\c.yaml:7)"), "%s", text);
+}
+END_TEST
+
 START_TEST(test_names)
 {
     ck_assert_str_eq(cs_log_op_name(MPI_SUM), "MPI_SUM");
@@ -252,6 +344,10 @@ Suite *make_log_suite(void)
     tcase_add_test(tc, test_summary_no_empty_files);
     tcase_add_test(tc, test_pid_pattern);
     tcase_add_test(tc, test_unwritable_path);
+    tcase_add_test(tc, test_calls_log_pure_json);
+    tcase_add_test(tc, test_shared_name_per_rank);
+    tcase_add_test(tc, test_one_writer_keeps_name);
+    tcase_add_test(tc, test_source_escaped);
     tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
     return s;

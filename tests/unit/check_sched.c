@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sched/combine.h"
 #include "sched/sched.h"
 
 /* A step as a builder call: the rounds open where `round` is set. */
@@ -307,6 +308,59 @@ START_TEST(test_stats_terms)
 }
 END_TEST
 
+/* Our own loop (sched/combine.h): sums and products modulo 2^w, for signed and unsigned
+ * operands alike, where Open MPI 4.1's AVX operators saturate (100 + 100 as int8_t: 127). */
+static const struct {
+    MPI_Op op;
+    size_t width;
+    int64_t a, b, want; /* the low `width` bytes are the operands and the result */
+} combine_cases[] = {
+    {MPI_SUM, 1, 100, 100, -56},
+    {MPI_SUM, 1, -100, -100, 56},
+    {MPI_SUM, 1, 200, 100, 44}, /* as uint8_t */
+    {MPI_PROD, 1, 16, 16, 0},
+    {MPI_PROD, 1, -3, 100, -44},
+    {MPI_SUM, 2, 30000, 30000, -5536},
+    {MPI_SUM, 2, 65535, 1, 0}, /* as uint16_t */
+    {MPI_PROD, 2, 300, 300, 24464},
+    {MPI_PROD, 2, 65535, 65535, 1}, /* as uint16_t: no signed int overflow on the way */
+    {MPI_SUM, 4, INT32_MAX, 1, INT32_MIN},
+    {MPI_PROD, 4, 65536, 65536, 0},
+    {MPI_SUM, 8, INT64_MAX, 1, INT64_MIN},
+    {MPI_PROD, 8, INT64_MIN, -1, INT64_MIN},
+};
+enum { NCOMBINE = sizeof combine_cases / sizeof combine_cases[0] };
+
+START_TEST(test_combine_wrapping)
+{
+    const size_t w = combine_cases[_i].width, count = 67; /* odd offsets: unaligned elements */
+    unsigned char src[1 + 67 * 8], dst[1 + 67 * 8];
+    for (size_t i = 0; i < count; i++) {
+        memcpy(src + 1 + i * w, &combine_cases[_i].a, w); /* little-endian: the low bytes */
+        memcpy(dst + 1 + i * w, &combine_cases[_i].b, w);
+    }
+    ck_assert_int_eq(cs_combine_wrapping(combine_cases[_i].op, w, src + 1, dst + 1, count), MPI_SUCCESS);
+    for (size_t i = 0; i < count; i++) {
+        int64_t got = 0, want = 0;
+        memcpy(&got, dst + 1 + i * w, w);
+        memcpy(&want, &combine_cases[_i].want, w);
+        ck_assert_msg(got == want, "case %d element %zu: got 0x%llx, want 0x%llx", _i, i, (unsigned long long)got,
+                      (unsigned long long)want);
+    }
+}
+END_TEST
+
+START_TEST(test_combine_refuses)
+{
+    char a[8] = {1}, b[8] = {2};
+    ck_assert(!cs_combine_wrapping_fits(MPI_MAX, 4));
+    ck_assert(!cs_combine_wrapping_fits(MPI_SUM, 3));
+    ck_assert_int_eq(cs_combine_wrapping(MPI_BAND, 1, a, b, 1), MPI_ERR_OP);
+    ck_assert_int_eq(cs_combine_wrapping(MPI_SUM, 16, a, b, 1), MPI_ERR_OP);
+    ck_assert_int_eq(b[0], 2); /* untouched */
+}
+END_TEST
+
 Suite *make_sched_suite(void)
 {
     Suite *suite = suite_create("sched");
@@ -321,6 +375,10 @@ Suite *make_sched_suite(void)
     tc = tcase_create("stats");
     tcase_add_loop_test(tc, test_stats, 0, NSTATS);
     tcase_add_test(tc, test_stats_terms);
+    suite_add_tcase(suite, tc);
+    tc = tcase_create("combine");
+    tcase_add_loop_test(tc, test_combine_wrapping, 0, NCOMBINE);
+    tcase_add_test(tc, test_combine_refuses);
     suite_add_tcase(suite, tc);
     return suite;
 }

@@ -2,7 +2,9 @@
 #include <check.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coll/coll.h"
 #include "select/library.h"
@@ -21,8 +23,8 @@ static void setup(void)
 
 static cs_problem problem(cs_coll coll, int p, size_t count, size_t elem, unsigned flags)
 {
-    return (cs_problem){.coll = coll, .p = p, .count = count, .elem = elem, .bytes = count * elem,
-                        .flags = flags | CS_PROB_CONTIG};
+    return (cs_problem){
+        .coll = coll, .p = p, .count = count, .elem = elem, .bytes = count * elem, .flags = flags | CS_PROB_CONTIG};
 }
 
 static const cs_alg *alg_named(cs_coll coll, const char *name)
@@ -61,7 +63,7 @@ static const struct {
     {CS_COLL_ALLREDUCE, "butterfly", 8, 10, "butterfly", "forced", NULL},
     {CS_COLL_ALLREDUCE, "butterfly", 6, 10, "ring", "breakpoint", "power of two"},
     /* the library's recursive doubling after a fold, priced within the margin of elimination */
-    {CS_COLL_ALLREDUCE, "ring", 11, 10, "native", "library's own", "odd factor 3, 5 or 7"},
+    {CS_COLL_ALLREDUCE, "ring", 11, 2, "native", "library's own", "odd factor 3, 5 or 7"},
     {CS_COLL_ALLTOALL, "direct", 12, 10, "direct", "forced", NULL},
     /* 40 B blocks at p >= 8: MPICH's Bruck, which ours do not beat by the margin */
     {CS_COLL_ALLTOALL, "standard", 12, 10, "native", "library's own", "power of two"},
@@ -121,7 +123,6 @@ START_TEST(test_log_prices)
     ck_assert(!(d.ours_predicted < d.library_predicted * (1 - cfg.model.margin)));
 }
 END_TEST
-
 
 START_TEST(test_native_ranges)
 {
@@ -247,7 +248,8 @@ START_TEST(test_breakpoints_placed)
                                       cs_coll_name(coll), ps[i], bp.alg[j], bp.lo[j]);
                     if (below >= bp.lo[j - 1])
                         ck_assert_msg(brute_force_choice(&variant, below) == bp.alg[j - 1],
-                                      "%s p = %d: row %d up to %zu", cs_coll_name(coll), ps[i], bp.alg[j - 1], bp.lo[j]);
+                                      "%s p = %d: row %d up to %zu", cs_coll_name(coll), ps[i], bp.alg[j - 1],
+                                      bp.lo[j]);
                 }
                 cs_problem last = problem(coll, ps[i], bp.lo[bp.n - 1], 1, flags);
                 ck_assert_double_le(cs_collective_largest_message(&last), (double)INT_MAX);
@@ -289,8 +291,13 @@ static double price_on_call(const cs_problem *prob, int i, cs_params *params)
  * rank runs ahead) the k-nomial tree runs; allreduce is not concerned. */
 START_TEST(test_reduce_loop_keeps_library)
 {
-    const cs_model node = {.alpha = 3.4e-7, .beta = 1.46e-10, .rho = 1.16e-10, .gamma = 2.66e-10,
-                           .overhead = 1.86e-7, .margin = 0.1, .library = CS_LIBRARY_MPICH};
+    const cs_model node = {.alpha = 3.4e-7,
+                           .beta = 1.46e-10,
+                           .rho = 1.16e-10,
+                           .gamma = 2.66e-10,
+                           .overhead = 1.86e-7,
+                           .margin = 0.1,
+                           .library = CS_LIBRARY_MPICH};
     cs_decision d;
     cs_params params;
     double ours, library;
@@ -363,15 +370,17 @@ START_TEST(test_breakpoints_any_element_size)
                             best_params = params;
                         }
                     }
-                    const double got = price_on_call(&call, chosen, &params), library = price_on_call(&call, 0, &params);
+                    const double got = price_on_call(&call, chosen, &params),
+                                 library = price_on_call(&call, 0, &params);
                     /* the library kept where ours gains less than the margin or loses back to back;
                      * else ours, near the cheapest */
                     const int loses = best_row && loop_loses(&cfg.model, &call, table[best_row], &best_params);
-                    const double bound = chosen   ? best
+                    const double bound = chosen  ? best
                                          : loses ? library
                                                  : fmin(library, best / (1.0 - cfg.model.margin));
-                    ck_assert_msg(got <= bound * 1.01, "%s p = %d, %zu x %zu B: breakpoint's choice %g s, cheapest %g s",
-                                  cs_coll_name(coll), ps[i], count, elems[e], got, bound);
+                    ck_assert_msg(got <= bound * 1.01,
+                                  "%s p = %d, %zu x %zu B: breakpoint's choice %g s, cheapest %g s", cs_coll_name(coll),
+                                  ps[i], count, elems[e], got, bound);
                 }
             }
 }
@@ -473,8 +482,8 @@ END_TEST
  */
 START_TEST(test_rules_only_row)
 {
-    const cs_model fattree = {.alpha = 2.0e-6, .beta = 1.0e-10, .overhead = 2.4e-9, .margin = 0.1,
-                              .library = CS_LIBRARY_SMPI_MPICH};
+    const cs_model fattree = {
+        .alpha = 2.0e-6, .beta = 1.0e-10, .overhead = 2.4e-9, .margin = 0.1, .library = CS_LIBRARY_SMPI_MPICH};
     int n, linear = -1;
     const cs_alg *const *table = cs_alg_table(CS_COLL_ALLREDUCE, &n);
     cfg.model = fattree;
@@ -559,7 +568,8 @@ static const struct {
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "scattered"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32769, 1, 0, "pairwise"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "pairwise sendrecv-replace"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 2, 4, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 513, 4, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "binomial"},
@@ -582,7 +592,7 @@ static const struct {
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 64, 512, 1, I, "in-place sendrecv-replace"},
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 64, 2, 4, C, "recursive doubling"},
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 64, 1 << 16, 4, C, "reduce-scatter and allgather"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 40, 2, 4, C, "recursive doubling"},  /* segmented ring, count < p */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 40, 2, 4, C, "recursive doubling"}, /* segmented ring, count < p */
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 40, 40, 4, C, "reduce-scatter and allgather"},
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 1250, 4, C, "ring"},
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 1250, 4, 0, "recursive doubling"},
@@ -636,15 +646,14 @@ START_TEST(test_library_mirror_prices)
     const double m = 1000.0;
     ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
                             2 * (mo->alpha + 3 * mo->overhead + 2 * m * (mo->beta + mo->gamma)), 1e-15);
-    /* Open MPI at p = 200, 1000 B: its reduce (binomial) and a binomial broadcast */
+    /* Open MPI at p = 200, 1000 B: its reduce (binomial) and its broadcast (a binary tree) */
     prob = problem(CS_COLL_ALLREDUCE, 200, 250, 4, C);
     cs_problem reduce = prob;
     reduce.coll = CS_COLL_REDUCE;
-    cs_model bcast = cfg.model;
-    bcast.gamma = 0.0;
     const cs_alg *binomial = alg_named(CS_COLL_REDUCE, "binomial");
     ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
-                            binomial->cost(mo, &reduce, NULL) + binomial->cost(&bcast, &reduce, NULL), 1e-15);
+                            binomial->cost(mo, &reduce, NULL) + 7 * (mo->alpha + 3 * mo->overhead + 2 * m * mo->beta),
+                            1e-15);
     /* Open MPI's ring: 2 (p - 1) steps of m / p */
     prob = problem(CS_COLL_ALLREDUCE, 3, 1250, 4, C);
     ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
@@ -656,15 +665,24 @@ END_TEST
  * own trees are priced as ours are: Open MPI's binary tree at p = 16 (its
  * reduce of 1 KiB), ranks numbered level by level, has its top 3 levels on
  * the first node and its last off it, every rank of a node sending at once;
- * MPICH's binomial tree is the row's, on nodes; SMPI's two-level allreduce
+ * MPICH's ch4 reduces on the other nodes, across them, then on the root's
+ * (binomial trees of 8: ch4_coll_impl.h, composition_beta); SMPI's two-level allreduce
  * is a node's binomial reduce, the first ranks' recursive doubling off the
  * nodes and a node's broadcast. */
 START_TEST(test_library_on_nodes)
 {
     const char *name;
-    cfg.model = (cs_model){.alpha = 2e-6, .beta = 8e-11, .gamma = 2.5e-10, .rho = 1e-10, .overhead = 1e-7,
-                           .alpha_node = 2e-7, .beta_node = 2.5e-11, .node_levels = 1, .beta_link = 7e-11,
-                           .margin = 0.1, .library = CS_LIBRARY_OPENMPI};
+    cfg.model = (cs_model){.alpha = 2e-6,
+                           .beta = 8e-11,
+                           .gamma = 2.5e-10,
+                           .rho = 1e-10,
+                           .overhead = 1e-7,
+                           .alpha_node = 2e-7,
+                           .beta_node = 2.5e-11,
+                           .node_levels = 1,
+                           .beta_link = 7e-11,
+                           .margin = 0.1,
+                           .library = CS_LIBRARY_OPENMPI};
     const cs_model *mo = &cfg.model;
     cs_problem prob = problem(CS_COLL_REDUCE, 16, 256, 4, C);
     prob.ppn = 8;
@@ -681,7 +699,11 @@ START_TEST(test_library_on_nodes)
     cfg.model.library = CS_LIBRARY_MPICH;
     prob = problem(CS_COLL_REDUCE, 64, 64, 4, C);
     prob.ppn = 8;
-    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name), cs_reduce_binomial.cost(mo, &prob, NULL), 1e-15);
+    const cs_problem node8 = problem(CS_COLL_REDUCE, 8, 64, 4, C);
+    const cs_model on8 = cs_model_on_node(mo), off1 = cs_model_off_node(mo, 1);
+    ck_assert_double_eq_tol(
+        cs_library_price(mo, &prob, &name),
+        2 * cs_reduce_binomial.cost(&on8, &node8, NULL) + cs_reduce_binomial.cost(&off1, &node8, NULL), 1e-15);
     cs_problem flat = prob;
     flat.ppn = 0;
     ck_assert_double_lt(cs_library_price(mo, &prob, &name), cs_library_price(mo, &flat, &name));
@@ -695,7 +717,8 @@ START_TEST(test_library_on_nodes)
     cs_params_init(&k0);
     ck_assert_int_eq(cs_allreduce_butterfly.parse("k=0", &k0), 0);
     ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
-                            cs_reduce_binomial.cost(&on, &node, NULL) + cs_allreduce_butterfly.cost(&off, &leaders, &k0) +
+                            cs_reduce_binomial.cost(&on, &node, NULL) +
+                                cs_allreduce_butterfly.cost(&off, &leaders, &k0) +
                                 3 * (on.alpha + 2 * mo->overhead + on.beta * 256.0),
                             1e-15);
     ck_assert_str_eq(name, "two-level recursive doubling");
@@ -720,13 +743,13 @@ static const struct {
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 2, 64, 512, 1, I, "in-place sendrecv-replace"},
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 6, 64, 512, 1, 0, "modified Bruck"}, /* no algorithm 6 in 4.1 */
     {CS_LIBRARY_SMPI_OMPI, CS_COLL_ALLTOALL, 2, 64, 512, 1, 0, "modified Bruck"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 1000, 4, C, "ring"},  /* the table: Rabenseifner */
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 1000, 4, 0, "ring"},  /* the ring does not ask */
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 39, 4, C, "recursive doubling"},   /* count < p */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 1000, 4, C, "ring"},             /* the table: Rabenseifner */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 1000, 4, 0, "ring"},             /* the ring does not ask */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 4, 40, 39, 4, C, "recursive doubling"}, /* count < p */
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 5, 40, 1000, 4, C, "segmented ring"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 6, 40, 1000, 4, 0, "linear reduce and broadcast"},  /* it asks */
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 6, 40, 31, 4, C, "linear reduce and broadcast"},  /* count < p' */
-    {CS_LIBRARY_SMPI_OMPI, CS_COLL_ALLREDUCE, 6, 40, 31, 4, C, "recursive doubling"}, /* its table, not read */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 6, 40, 1000, 4, 0, "linear reduce and broadcast"}, /* it asks */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 6, 40, 31, 4, C, "linear reduce and broadcast"},   /* count < p' */
+    {CS_LIBRARY_SMPI_OMPI, CS_COLL_ALLREDUCE, 6, 40, 31, 4, C, "recursive doubling"},          /* its table, not read */
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 1, 64, 2, 4, C, "linear reduce and broadcast"},
     {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 2, 64, 1024, 4, C, "chain"},
     {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 3, 64, 1024, 4, C, "pipeline"},
@@ -848,6 +871,125 @@ START_TEST(test_butterfly_tune)
 }
 END_TEST
 
+/* Force spec on coll for the file or the environment. */
+static void force(cs_coll coll, const char *spec, int from_env)
+{
+    const char *why;
+    cs_coll_config *cc = &cfg.coll[coll];
+    cc->choice = CS_CHOICE_FORCED;
+    cc->alg = cs_alg_lookup(coll, spec, &cc->params, &why);
+    cc->from_env = from_env;
+    ck_assert_ptr_nonnull(cc->alg);
+}
+
+/* An allreduce of 2 floats at p under the environment's forced spec, decided. */
+static cs_problem decide_forced(const char *spec, int p, cs_decision *d)
+{
+    force(CS_COLL_ALLREDUCE, spec, 1);
+    cs_problem prob = problem(CS_COLL_ALLREDUCE, p, 2, 4, CS_PROB_COMMUTATIVE);
+    cs_select(&cfg, &cache, &prob, d);
+    return prob;
+}
+
+/* The line cs_select would say for d: want, then the spec of what runs. */
+static void warning_is(const cs_problem *prob, const cs_decision *d, const char *want)
+{
+    char text[1024], full[1024], ran[128];
+    cs_alg_spec(d->alg, &d->params, ran, sizeof ran);
+    snprintf(full, sizeof full, "%s%s\n", want, ran);
+    ck_assert_int_gt(cs_select_warning(&cfg, prob, d, text, sizeof text), 0);
+    ck_assert_str_eq(text, full);
+}
+
+/* The words for a forced algorithm that cannot run: what was forced and
+ * where, why not here, what runs instead. */
+START_TEST(test_warning_cannot_run)
+{
+    char text[1024];
+    cs_decision d;
+    cs_problem prob = decide_forced("butterfly", 3, &d);
+    ck_assert_str_ne(d.alg->name, "butterfly");
+    warning_is(&prob, &d,
+               "collshim: COLLSHIM_ALLREDUCE=butterfly cannot run here: butterfly needs p a power of two (p = 3, 8 "
+               "bytes); such calls are decided, as if nothing were forced: this call runs ");
+
+    /* from a file: the key and the file */
+    force(CS_COLL_ALLREDUCE, "butterfly", 0);
+    strcpy(cfg.source, "machine.yaml");
+    cs_select(&cfg, &cache, &prob, &d);
+    cs_select_warning(&cfg, &prob, &d, text, sizeof text);
+    ck_assert_msg(strstr(text, "collshim: allreduce.algorithm: butterfly (machine.yaml) cannot run here"), "%s", text);
+
+    /* where it runs, or nothing is forced: nothing to say */
+    prob.p = 4;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_str_eq(d.alg->name, "butterfly");
+    ck_assert_int_eq(cs_select_warning(&cfg, &prob, &d, text, sizeof text), 0);
+    cfg.coll[CS_COLL_ALLREDUCE].choice = CS_CHOICE_AUTO;
+    prob.p = 3;
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_int_eq(cs_select_warning(&cfg, &prob, &d, text, sizeof text), 0);
+}
+END_TEST
+
+/* A parameter clamped to what the call can take: the words name both. */
+START_TEST(test_warning_clamped)
+{
+    char text[1024];
+    cs_decision d;
+    cs_problem prob = decide_forced("ring:k=9", 6, &d);
+    ck_assert_str_eq(d.alg->name, "ring");
+    ck_assert_int_lt(d.params.k, 9);
+    char want[256];
+    snprintf(want, sizeof want,
+             "collshim: COLLSHIM_ALLREDUCE=ring:k=9: out of range for this call (p = 6, 8 bytes): k=9 clamped to "
+             "k=%d; it runs ",
+             d.params.k);
+    warning_is(&prob, &d, want);
+    /* a k the call can take: nothing to say */
+    force(CS_COLL_ALLREDUCE, "ring:k=1", 1);
+    cs_select(&cfg, &cache, &prob, &d);
+    ck_assert_int_eq(d.params.k, 1);
+    ck_assert_int_eq(cs_select_warning(&cfg, &prob, &d, text, sizeof text), 0);
+}
+END_TEST
+
+/* Said once per process for each (collective, reason), and only by the
+ * process that speaks for the job. */
+START_TEST(test_warning_once)
+{
+    char path[64], text[4096] = "";
+    snprintf(path, sizeof path, "%s/cs_check_warn.%ld", P_tmpdir, (long)getpid());
+    ck_assert_ptr_nonnull(freopen(path, "w", stderr));
+    cs_decision d;
+    cs_problem prob = decide_forced("butterfly", 3, &d); /* silent: cfg.says is 0 */
+    cfg.says = 1;
+    for (int i = 0; i < 3; i++) {
+        cs_select(&cfg, &cache, &prob, &d);
+        prob.count = 2 + (size_t)i; /* other sizes: the same reason */
+        prob.bytes = prob.count * 4;
+    }
+    prob.p = 5; /* another p, the same restriction: said already */
+    cs_select(&cfg, &cache, &prob, &d);
+    prob.flags &= ~CS_PROB_CONTIG; /* another restriction: said too */
+    prob.p = 4;
+    cs_select(&cfg, &cache, &prob, &d);
+    fflush(stderr);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    remove(path);
+    int lines = 0;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    ck_assert_msg(lines == 2, "expected 2 lines, got:\n%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "needs p a power of two (p = 3, 8 bytes)"));
+    ck_assert_ptr_nonnull(strstr(text, "needs a contiguous datatype (p = 4"));
+}
+END_TEST
+
 Suite *make_select_suite(void)
 {
     Suite *s = suite_create("select");
@@ -873,6 +1015,9 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_library_mirror_prices);
     tcase_add_test(tc, test_library_on_nodes);
     tcase_add_test(tc, test_library_detect);
+    tcase_add_test(tc, test_warning_cannot_run);
+    tcase_add_test(tc, test_warning_clamped);
+    tcase_add_test(tc, test_warning_once);
     suite_add_tcase(s, tc);
     return s;
 }
