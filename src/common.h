@@ -112,6 +112,10 @@ typedef struct cs_model {
      * (a leaf switch's hosts, where each rank has a host of its own); 0: the
      * ranks that share memory (MPI_COMM_TYPE_SHARED) form a node. */
     int ranks_per_node;
+    /* With ranks_per_node N: 0, world ranks in blocks of N a node; 1
+     * (model.placement cyclic), dealt round-robin to ceil(world size / N)
+     * nodes, world rank i on node i mod that (sched/nodes.h). */
+    int cyclic;
     /* Messages of at least this many bytes go by rendezvous: one leaves only
      * once its receiver has begun the round that receives it (SimGrid's
      * SMPI sends every message so; an MPI library, those past its eager
@@ -175,6 +179,13 @@ typedef struct cs_problem {
      * node j (the shim finds it once per communicator); 0 or 1: not known, or
      * one a node, and the model has one level. */
     int ppn;
+    /* Which node each rank is on (sched/nodes.h): node[r] in 0 .. nodes - 1,
+     * numbered in order of first appearance; NULL where the model sees no
+     * nodes. Set whatever the placement: ppn is also set only where it is
+     * blocks of one size. nodes: how many the communicator spans (0: not
+     * known). */
+    const int *node;
+    int nodes;
 } cs_problem;
 
 /* Do a node's messages within it take a path of their own (shared memory),
@@ -196,6 +207,15 @@ static inline int cs_model_rendezvous(const cs_model *model, size_t bytes)
 static inline int cs_model_nodes(const cs_model *model, const cs_problem *prob)
 {
     return prob->ppn > 1 && (model->node_levels || model->beta_link > 0.0);
+}
+
+/* Does the model see nodes that are not blocks of one size (uneven nodes,
+ * a last node part full, ranks placed round robin)? The closed forms that
+ * assume blocks then see one level (ppn 0), and a row is priced on the map
+ * (coll.h, cs_alg_cost_within). */
+static inline int cs_model_map_uneven(const cs_model *model, const cs_problem *prob)
+{
+    return prob->node && prob->ppn < 1 && prob->nodes < prob->p && (model->node_levels || model->beta_link > 0.0);
 }
 
 /* A message within a node: alpha_node and beta_node, where the model has them. */

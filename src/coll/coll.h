@@ -145,11 +145,46 @@ typedef struct cs_collective {
 
 const cs_collective *cs_collective_of(cs_coll coll);
 
+/* Rows priced on a node map by the event pricer up to this many ranks: a
+ * communicator's first decision prices each row at every breakpoint sample,
+ * and an alltoall's schedules hold p - 1 messages a rank (on 2 cores, first
+ * decisions on a round-robin map: reductions 0.1 to 0.3 s up to 128 ranks;
+ * alltoall 0.3 s at 32 ranks, 2 s at 64). */
+enum { CS_MAP_PRICED_MAX = 128, CS_MAP_PRICED_ALLTOALL_MAX = 32 };
+
+/* Is a row of prob, on a map of uneven nodes, priced by the event pricer? */
+static inline int cs_alg_map_priced(const cs_model *model, const cs_problem *prob)
+{
+    return cs_model_map_uneven(model, prob) &&
+           prob->p <= (prob->coll == CS_COLL_ALLTOALL ? CS_MAP_PRICED_ALLTOALL_MAX : CS_MAP_PRICED_MAX);
+}
+
+/* A row on a node map that is not blocks of one size (cs_model_map_uneven),
+ * which its closed form does not see: the critical path of its schedules
+ * on the map (sched/pricer.h), built for every rank (price_map.c); -1 where
+ * it is not so priced (no schedules, not cs_alg_map_priced, no memory): the
+ * closed form then prices it as one level. It allocates: a communicator's
+ * decisions are made once and kept. */
+double cs_alg_price_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const cs_params *params);
+
+/* The cost of a row with its parameters: cs_alg_price_map's on a map of
+ * uneven nodes where it prices, else the closed form's. */
+static inline double cs_alg_cost_on_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
+                                        const cs_params *params)
+{
+    const double on_map = cs_alg_map_priced(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
+    return on_map >= 0.0 ? on_map : alg->cost(model, prob, params);
+}
+
 /* The cost of a row with its parameters, or a price at or above stop where
- * it cannot be cheaper (a row with cost_within stops pricing there). */
+ * it cannot be cheaper (a row with cost_within stops pricing there); on a
+ * map of uneven nodes, cs_alg_price_map's where it prices. */
 static inline double cs_alg_cost_within(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
                                         const cs_params *params, double stop)
 {
+    const double on_map = cs_alg_map_priced(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
+    if (on_map >= 0.0)
+        return on_map;
     return alg->cost_within ? alg->cost_within(model, prob, params, stop) : alg->cost(model, prob, params);
 }
 

@@ -21,14 +21,19 @@ const cs_config_doc cs_config_key_docs[] = {
     {"model.beta_node", "seconds per byte, 0 to 1e9", "β of a message between ranks of one node, on a path of its own"},
     {"model.beta_link", "seconds per byte, 0 to 1e9",
      "a node's link to the network, which the messages its ranks send off it at once share (each rank then "
-     "sees the larger of `beta` and its share); 0 (the default): not shared. Applies where a communicator's "
-     "ranks lie on nodes in blocks of one size; `collshim-calibrate --fit` measures it over nodes"},
+     "sees the larger of `beta` and its share); 0 (the default): not shared. Applies to a node's ranks "
+     "whatever their numbers (model.placement); `collshim-calibrate --fit` measures it over nodes"},
     {"model.ranks_per_node", "a count of ranks, 0 to 1073741824",
      "what the model's node is: 0 (the default), the ranks that share memory (`MPI_COMM_TYPE_SHARED`); N, the "
      "blocks of N consecutive `MPI_COMM_WORLD` ranks, for a network that groups hosts (the hosts of one leaf "
      "switch of a fat tree, one rank each), whose messages within a block take `alpha_node` and `beta_node` "
      "through the hosts' one link and whose messages off it share `beta_link`. `collshim-calibrate --fit` "
      "sets it where each rank has a node of its own and the latency from rank 0 steps up past a block"},
+    {"model.placement", "`block`, `cyclic`",
+     "how `MPI_COMM_WORLD`'s ranks lie on the nodes of `ranks_per_node` N: `block` (the default), N consecutive "
+     "ranks a node, the last node part full where N does not divide the world's size; `cyclic`, dealt round robin "
+     "to ceil(size / N) nodes, rank i on node i mod that (`mpirun.openmpi --map-by node`, Slurm's cyclic "
+     "distribution). No effect where `ranks_per_node` is 0"},
     {"model.rendezvous_from", "bytes, 0 or more (`64K`)",
      "messages of at least this size go by rendezvous: one leaves only once its receiver has begun the round "
      "that receives it, so a receiver that comes late delays it (an MPI library's protocol past its eager "

@@ -66,6 +66,24 @@ static int cs_set_ranks_per_node(cs_yaml *y, const cs_key *key, yaml_node_t *val
     return 0;
 }
 
+/* placement: block (0) or cyclic (1), how world ranks lie on ranks_per_node's nodes. */
+static int cs_parse_placement(const char *s, int *cyclic, char *why, size_t n)
+{
+    if (strcmp(s, "block") != 0 && strcmp(s, "cyclic") != 0) {
+        snprintf(why, n, "expected block or cyclic, got '%s'", s);
+        return -1;
+    }
+    *cyclic = strcmp(s, "cyclic") == 0;
+    return 0;
+}
+
+static int cs_set_placement(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    CS_YAML_PARSE(y, value, path, "block or cyclic",
+                  cs_parse_placement(s, &((cs_model *)obj)->cyclic, why, sizeof why));
+    return 0;
+}
+
 /* rendezvous_from: bytes, 0 (none) or more. */
 static int cs_set_rendezvous_from(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
@@ -263,6 +281,7 @@ static const cs_key cs_model_keys[] = {
     {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
     {"beta_link", cs_set_cost, offsetof(cs_model, beta_link), 0, NULL},
     {"ranks_per_node", cs_set_ranks_per_node, offsetof(cs_model, ranks_per_node), 0, NULL},
+    {"placement", cs_set_placement, offsetof(cs_model, cyclic), 0, NULL},
     {"rendezvous_from", cs_set_rendezvous_from, offsetof(cs_model, rendezvous_from), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
     {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},

@@ -109,6 +109,7 @@ int cs_config_write(FILE *f, const cs_config *cfg)
                 cs_write_double(d[6], mo->beta_node));
     fprintf(f, "  beta_link: %s\n", cs_write_double(d[0], mo->beta_link));
     fprintf(f, "  ranks_per_node: %d\n", mo->ranks_per_node);
+    fprintf(f, "  placement: %s\n", mo->cyclic ? "cyclic" : "block");
     fprintf(f, "  rendezvous_from: %zu\n", mo->rendezvous_from);
     fprintf(f, "  margin: %s\n", cs_write_double(d[0], mo->margin));
     fprintf(f, "  library: %s\n", cs_library_name(mo->library));

@@ -380,10 +380,10 @@ static void cs_log_write_call(const cs_record *r)
      * file whatever the threads and however the process ends. */
     char line[CS_LOG_RECORD];
     const int n = snprintf(line, sizeof line,
-                           "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
+                           "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"nodes\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
                            "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
                            "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
-                           cs_coll_name(prob->coll), r->rank, prob->p, prob->bytes, cs_log_op_name(r->op),
+                           cs_coll_name(prob->coll), r->rank, prob->p, prob->nodes, prob->bytes, cs_log_op_name(r->op),
                            (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", shape,
                            alg, plan, d->reason, how, versus, d->passed ? " (" : "", d->passed ? d->passed->name : "",
                            d->passed ? " " : "", d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted,

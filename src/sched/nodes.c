@@ -1,40 +1,129 @@
 /*
- * Ranks per node (nodes.h): the node's communicator (MPI_COMM_TYPE_SHARED,
- * or the world ranks' blocks), whether its ranks follow each other from a
- * multiple of its size, and one size everywhere.
+ * The node map (nodes.h): each rank's node key gathered from every rank,
+ * renumbered in order of first appearance, and the shape of blocks.
  */
+#include <stdlib.h>
+
 #include "sched/nodes.h"
 
-int cs_comm_ppn(MPI_Comm comm, int rank, int p, int world_block, int *ppn)
+/* A key and the first rank that has it, sorted by key, then rank. */
+typedef struct cs_node_key {
+    int key, rank;
+} cs_node_key;
+
+static int cs_node_key_cmp(const void *a, const void *b)
+{
+    const cs_node_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* ppn where node[r] == r / ppn for every r and ppn divides p, else 0. */
+static int cs_nodes_blocks(const int *node, int p)
+{
+    int size = 1;
+    while (size < p && node[size] == 0)
+        size++;
+    if (p <= 1 || p % size != 0)
+        return 0;
+    for (int r = 0; r < p; r++)
+        if (node[r] != r / size)
+            return 0;
+    return size;
+}
+
+int cs_nodes_from_keys(cs_nodes *map, const int *keys, int p)
+{
+    cs_node_key *sorted = malloc((size_t)(p > 0 ? p : 1) * sizeof *sorted);
+    int *first = malloc((size_t)(p > 0 ? p : 1) * sizeof *first), *label = NULL;
+    map->node = malloc((size_t)(p > 0 ? p : 1) * sizeof *map->node);
+    map->nodes = map->ppn = 0;
+    if (sorted && first && map->node)
+        label = malloc((size_t)(p > 0 ? p : 1) * sizeof *label);
+    if (!label) {
+        free(sorted);
+        free(first);
+        cs_nodes_free(map);
+        return -1;
+    }
+    for (int r = 0; r < p; r++)
+        sorted[r] = (cs_node_key){keys[r], r};
+    qsort(sorted, (size_t)p, sizeof *sorted, cs_node_key_cmp);
+    /* first[r]: the lowest rank with r's key; its label, in order of first appearance */
+    for (int i = 0; i < p; i++) {
+        first[sorted[i].rank] =
+            i > 0 && sorted[i].key == sorted[i - 1].key ? first[sorted[i - 1].rank] : sorted[i].rank;
+        label[i] = -1;
+    }
+    for (int r = 0; r < p; r++) {
+        if (label[first[r]] < 0)
+            label[first[r]] = map->nodes++;
+        map->node[r] = label[first[r]];
+    }
+    map->ppn = cs_nodes_blocks(map->node, p);
+    free(sorted);
+    free(first);
+    free(label);
+    return 0;
+}
+
+/* This rank's node key: the lowest rank of comm that shares its memory, or
+ * its world rank's node under model.ranks_per_node. */
+static int cs_comm_node_key(MPI_Comm comm, int rank, int world_block, int cyclic, int *key)
 {
     MPI_Comm node;
-    int local, size, last, world_rank, mine[3], all[3], rc;
-    *ppn = 0;
-    if (p <= 1)
-        return MPI_SUCCESS;
+    int world, world_size, rc;
     if (world_block > 0) {
-        rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Comm_split(comm, world_rank / world_block, rank, &node);
-    } else {
-        rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+            rc = PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+        if (rc == MPI_SUCCESS)
+            *key = cs_nodes_world_key(world, world_size, world_block, cyclic);
+        return rc;
     }
+    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Comm_rank(node, &local);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_size(node, &size);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Allreduce(&rank, &last, 1, MPI_INT, MPI_MAX, node);
+    rc = PMPI_Allreduce(&rank, key, 1, MPI_INT, MPI_MIN, node);
     PMPI_Comm_free(&node);
+    return rc;
+}
+
+/* Does every rank of comm say ok? */
+static int cs_all_ok(MPI_Comm comm, int ok)
+{
+    return PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && ok;
+}
+
+int cs_comm_nodes(MPI_Comm comm, int rank, int p, int world_block, int cyclic, cs_nodes *map)
+{
+    int key = 0, *keys = NULL;
+    int rc = cs_comm_node_key(comm, rank, world_block, cyclic, &key);
+    map->node = NULL;
+    map->nodes = map->ppn = 0;
     if (rc != MPI_SUCCESS)
         return rc;
-    /* in a block: the node's ranks follow each other from a multiple of its size */
-    mine[0] = size;
-    mine[1] = -size;
-    mine[2] = last == rank - local + size - 1 && (rank - local) % size == 0;
-    rc = PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm);
-    if (rc == MPI_SUCCESS && all[0] == -all[1] && all[2])
-        *ppn = size;
-    return rc;
+    /* every rank gathers, and keeps its map, or none does */
+    keys = malloc((size_t)(p > 0 ? p : 1) * sizeof *keys);
+    if (!cs_all_ok(comm, keys != NULL)) {
+        free(keys);
+        return MPI_ERR_NO_MEM;
+    }
+    rc = PMPI_Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, comm);
+    if (rc == MPI_SUCCESS && cs_nodes_from_keys(map, keys, p) != 0)
+        rc = MPI_ERR_NO_MEM;
+    free(keys);
+    if (!cs_all_ok(comm, rc == MPI_SUCCESS)) {
+        cs_nodes_free(map);
+        return rc == MPI_SUCCESS ? MPI_ERR_NO_MEM : rc;
+    }
+    return MPI_SUCCESS;
+}
+
+void cs_nodes_free(cs_nodes *map)
+{
+    free(map->node);
+    map->node = NULL;
+    map->nodes = map->ppn = 0;
 }

@@ -1,23 +1,53 @@
 /*
- * Where a communicator's ranks lie: how many share each node, when they lie
- * on the nodes in blocks of one size (cs_problem.ppn), for the model's node
- * level and a node's link (cs_model_at_level).
+ * Where a communicator's ranks lie: which node each rank is on (the node
+ * map), for the model's node level and a node's link (cs_problem.node,
+ * cs_model_at_level), and the ranks per node where the map is blocks of
+ * one size (cs_problem.ppn), the shape the closed forms price.
  */
 #ifndef CS_NODES_H
 #define CS_NODES_H
 
 #include <mpi.h>
 
+/* A communicator's node map. */
+typedef struct cs_nodes {
+    int *node; /* node[r] in 0 .. nodes - 1, numbered in order of first appearance */
+    int nodes; /* how many nodes the ranks span */
+    /* ranks per node where rank r is on node r / ppn for every r and every
+     * node holds ppn ranks (mpiexec's placement by core, SimGrid's by host),
+     * else 0 (uneven nodes, a last node part full, round robin). */
+    int ppn;
+} cs_nodes;
+
 /*
- * Collective over comm (rank and p its own): *ppn gets the ranks per node
- * where ranks ppn*j .. ppn*j + ppn - 1 share node j for every j (mpiexec's
- * placement by core, SimGrid's by host), else 0 (round robin, uneven
- * nodes: not what the closed forms price, and the model keeps one level).
- * A node is the ranks that share memory (MPI_COMM_TYPE_SHARED), or with
- * world_block > 0 the world ranks world_block*j .. world_block*j +
- * world_block - 1 (model.ranks_per_node). Every rank gets the same.
- * Returns an MPI error code.
+ * The map of p ranks from each rank's node key (keys[r]: any int, equal
+ * where ranks share a node): nodes renumbered in order of first appearance,
+ * counted, and ppn where they are blocks of one size. Allocates map->node
+ * (cs_nodes_free). Returns 0, or -1 where memory runs out.
  */
-int cs_comm_ppn(MPI_Comm comm, int rank, int p, int world_block, int *ppn);
+int cs_nodes_from_keys(cs_nodes *map, const int *keys, int p);
+
+/* The node of world rank `world` of `world_size` under model.ranks_per_node
+ * `block` > 0: world ranks in blocks of `block` (the last may be part
+ * full), or with cyclic set dealt round robin to ceil(world_size / block)
+ * nodes (rank i on node i mod that: mpirun.openmpi --map-by node, Slurm's
+ * cyclic distribution). */
+static inline int cs_nodes_world_key(int world, int world_size, int block, int cyclic)
+{
+    const int n = (int)(((long long)world_size + block - 1) / block);
+    return cyclic ? world % n : world / block;
+}
+
+/*
+ * Collective over comm (rank and p its own): the map, the same on every
+ * rank (an allgather of each rank's node key). A node is the ranks that
+ * share memory (MPI_COMM_TYPE_SHARED), or with world_block > 0 as
+ * cs_nodes_world_key places MPI_COMM_WORLD's ranks (model.ranks_per_node,
+ * model.placement). Once per communicator, never per call. Returns an MPI
+ * error code; on error map->node is NULL.
+ */
+int cs_comm_nodes(MPI_Comm comm, int rank, int p, int world_block, int cyclic, cs_nodes *map);
+
+void cs_nodes_free(cs_nodes *map);
 
 #endif

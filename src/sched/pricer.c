@@ -105,7 +105,8 @@ typedef struct cs_parked {
 typedef struct cs_pricer {
     const cs_model *model;
     const cs_sched *scheds;
-    int p, ppn;
+    int p;
+    const int *node; /* node of each rank; NULL: one level */
     cs_rank_clock *clock;
     size_t *first;      /* first[r]: index of rank r's round 0 in got, last */
     int *got;           /* deliveries per (rank, round) */
@@ -121,13 +122,13 @@ typedef struct cs_pricer {
 
 static int cs_same_node(const cs_pricer *pr, int a, int b)
 {
-    return pr->model->node_levels && pr->ppn > 1 && a / pr->ppn == b / pr->ppn;
+    return pr->model->node_levels && pr->node && pr->node[a] == pr->node[b];
 }
 
 /* Does a message from a to b go through their nodes' links? */
 static int cs_crosses_link(const cs_pricer *pr, int a, int b)
 {
-    return pr->node_out && a / pr->ppn != b / pr->ppn;
+    return pr->node_out && pr->node[a] != pr->node[b];
 }
 
 /* The round's messages are all in: its local steps, then the next round. */
@@ -265,7 +266,7 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     double done = *busy;
     if (e->link) { /* its bytes also pass both nodes' links, behind those that came before */
         const double through = mo->beta_link * (double)e->bytes;
-        double *out = &pr->node_out[e->from / pr->ppn], *in = &pr->node_in[e->rank / pr->ppn];
+        double *out = &pr->node_out[pr->node[e->from]], *in = &pr->node_in[pr->node[e->rank]];
         *out = (*out > e->t ? *out : e->t) + through;
         *in = (*in > e->t ? *in : e->t) + through;
         done = *out > done ? *out : done;
@@ -309,9 +310,10 @@ static int cs_pricer_run(cs_pricer *pr)
     return 0;
 }
 
-double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int p, int ppn, double *finish)
+double cs_price_critical_path_map(const cs_model *model, const cs_sched *scheds, int p, const int *node, int nodes,
+                                  double *finish)
 {
-    cs_pricer pr = {.model = model, .scheds = scheds, .p = p, .ppn = ppn};
+    cs_pricer pr = {.model = model, .scheds = scheds, .p = p, .node = node};
     size_t total = 0;
     double worst = -1.0;
     pr.clock = calloc((size_t)p, sizeof *pr.clock);
@@ -337,9 +339,8 @@ double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int
     }
     for (int r = 0; r < p; r++)
         pr.begin[pr.first[r]] = 0.0; /* every rank begins its round 0 at 0 */
-    if (ppn > 1 && model->beta_link > 0.0) {
-        const size_t nodes = (size_t)(p + ppn - 1) / (size_t)ppn;
-        pr.node_out = calloc(2 * nodes, sizeof *pr.node_out);
+    if (node && nodes > 0 && model->beta_link > 0.0) {
+        pr.node_out = calloc(2 * (size_t)nodes, sizeof *pr.node_out);
         if (!pr.node_out)
             goto fn_exit;
         pr.node_in = pr.node_out + nodes;
@@ -362,4 +363,18 @@ fn_exit:
     if (pr.finish != finish)
         free(pr.finish);
     return worst;
+}
+
+double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int p, int ppn, double *finish)
+{
+    if (ppn <= 1 || p <= 0)
+        return cs_price_critical_path_map(model, scheds, p, NULL, 0, finish);
+    int *node = malloc((size_t)p * sizeof *node);
+    if (!node)
+        return -1.0;
+    for (int r = 0; r < p; r++)
+        node[r] = r / ppn;
+    const double t = cs_price_critical_path_map(model, scheds, p, node, (p + ppn - 1) / ppn, finish);
+    free(node);
+    return t;
 }

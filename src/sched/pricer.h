@@ -19,11 +19,12 @@
  * leaving the link and the last delivery are; its local steps then add gamma
  * per byte reduced and rho per byte copied, and the next round starts.
  *
- * Two levels (model->node_levels, ppn > 1): ranks r and s with r / ppn ==
- * s / ppn share a node; their messages cost alpha_node and beta_node and go
- * over a path of their own (shared memory), not the ranks' network links.
+ * Two levels (model->node_levels, a node map): ranks r and s with node[r]
+ * == node[s] share a node, whatever their numbers; their messages cost
+ * alpha_node and beta_node and go over a path of their own (shared memory),
+ * not the ranks' network links.
  *
- * A node's link (model->beta_link > 0, ppn > 1): a message between nodes
+ * A node's link (model->beta_link > 0, a node map): a message between nodes
  * also passes the sender's node's link out and the receiver's node's link
  * in, beta_link per byte on each, behind the messages that reached them
  * before it (in the order they arrive, alpha after they left), alongside
@@ -45,11 +46,18 @@
 #include "sched/sched.h"
 
 /*
- * The time at which the last of scheds[0..p-1] finishes under model; finish
+ * The time at which the last of scheds[0..p-1] finishes under model, rank r
+ * on node node[r] of `nodes` (node NULL: one level; a node of one rank still
+ * has its link); finish
  * (optional, p entries) gets each rank's. Returns -1 when the schedules do
  * not match (a receive no send feeds, so a rank would wait forever) or
  * memory runs out.
  */
+double cs_price_critical_path_map(const cs_model *model, const cs_sched *scheds, int p, const int *node, int nodes,
+                                  double *finish);
+
+/* ... on nodes of ppn ranks in blocks (node[r] = r / ppn, the last node
+ * part full where ppn does not divide p); ppn <= 1: one level. */
 double cs_price_critical_path(const cs_model *model, const cs_sched *scheds, int p, int ppn, double *finish);
 
 #endif

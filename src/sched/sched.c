@@ -86,20 +86,25 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
     s->p_ppn = 0;
+    s->p_node = NULL;
     s->p_sent_off = s->p_recv_off = 0;
     s->p_sends_off = s->p_recvs_off = 0;
 }
 
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway)
 {
-    if (!cs_model_nodes(s->price, prob))
+    const int uneven = cs_model_map_uneven(s->price, prob);
+    if (!cs_model_nodes(s->price, prob) && !uneven)
         return;
     const cs_model on = cs_model_on_node(s->price);
     s->p_rank = rank;
-    s->p_ppn = prob->ppn;
+    s->p_ppn = uneven ? -1 : prob->ppn;
+    s->p_node = uneven ? prob->node : NULL;
+    s->p_mynode = uneven ? prob->node[rank] : 0;
     s->p_alpha_on = on.alpha;
     s->p_beta_on = on.beta;
-    s->p_beta_exchange = cs_model_off_node(s->price, prob->ppn).beta;
+    s->p_beta_exchange =
+        cs_model_off_node(s->price, uneven ? (prob->p + prob->nodes - 1) / prob->nodes : prob->ppn).beta;
     s->p_beta_oneway = cs_model_off_node(s->price, oneway < 1 ? 1 : oneway).beta;
 }
 

@@ -63,9 +63,12 @@ typedef struct cs_sched {
     size_t p_sent, p_recv, p_reduced, p_copied; /* the open round */
     int p_sends, p_recvs;
     /* ... on nodes (cs_sched_price_node): the priced rank, the problem (its
-     * ppn), how many of a node's ranks send off it at once in a one-way
-     * round, and the open round's messages off the node. */
-    int p_rank, p_ppn; /* p_ppn 0: one level */
+     * ppn, or its node map where that is not blocks of one size), how many
+     * of a node's ranks send off it at once in a one-way round, and the
+     * open round's messages off the node. */
+    int p_rank, p_ppn; /* p_ppn 0: one level; -1: on the map p_node, the rank on node p_mynode */
+    const int *p_node;
+    int p_mynode;
     double p_alpha_on, p_beta_on, p_beta_exchange, p_beta_oneway;
     size_t p_sent_off, p_recv_off;
     int p_sends_off, p_recvs_off;
@@ -87,7 +90,8 @@ void cs_sched_store(cs_sched *s, const cs_step *step);
  * mode (at p = 65,535, a third of its time went to the calls). */
 static inline void cs_sched_price_message(cs_sched *s, int send, int peer, size_t len)
 {
-    const int off = s->p_ppn && peer / s->p_ppn != s->p_rank / s->p_ppn;
+    const int off =
+        s->p_ppn && (s->p_ppn > 0 ? peer / s->p_ppn != s->p_rank / s->p_ppn : s->p_node[peer] != s->p_mynode);
     if (send) {
         s->p_sent += len;
         s->p_sends++;
@@ -179,7 +183,8 @@ double cs_sched_price_total(cs_sched *s);
 /* ... with the rank being priced on prob's nodes (after cs_sched_price_start;
  * nothing where the model has one level): a message off the rank's node
  * costs alpha and beta or its share of the node's link, as many of the
- * node's ranks sending at once as prob->ppn in a round that exchanges,
+ * node's ranks sending at once as prob->ppn in a round that exchanges (on
+ * a map of uneven nodes, cs_model_map_uneven: p / nodes rounded up),
  * `oneway` in one that only sends or receives; one within it alpha_node
  * and beta_node (cs_model_at_level). */
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway);

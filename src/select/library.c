@@ -90,7 +90,7 @@ double cs_library_row(const cs_alg *alg, const cs_model *model, const cs_problem
         alg->parse(spec, &params);
     if (alg->tune)
         alg->tune(model, prob, &params);
-    return alg->cost(model, prob, &params);
+    return cs_alg_cost_on_map(alg, model, prob, &params);
 }
 
 double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const char *spec)

@@ -95,7 +95,7 @@ static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, co
 void cs_select_predict(const cs_model *model, const cs_problem *prob, cs_decision *d)
 {
     if (d->predicted < 0 && d->alg->cost && !cs_select_restriction(d->alg, prob))
-        d->predicted = d->alg->cost(model, prob, &d->params);
+        d->predicted = cs_alg_cost_on_map(d->alg, model, prob, &d->params);
 }
 
 const char cs_select_library_wrong[] = "the library computes this operator on this type wrongly";

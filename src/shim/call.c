@@ -90,7 +90,7 @@ static int cs_call_aside(const cs_call *c, const cs_context *ctx, const char *re
     int rc = cs_shim_native(c);
     if (logging) {
         cs_decision d = {.alg = cs_alg_native(c->coll), .reason = reason, .predicted = -1.0};
-        cs_local l = {.prob = {.coll = c->coll, .p = ctx->p, .root = c->root}};
+        cs_local l = {.prob = {.coll = c->coll, .p = ctx->p, .root = c->root, .nodes = ctx->map.nodes}};
         cs_call_log(c, ctx, &l, &d, PMPI_Wtime() - t0);
     }
     return rc;
@@ -138,7 +138,8 @@ int cs_call_run(const cs_call *c)
     if ((refused = cs_args_check_buffers(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
 
-    cs_problem prob = {.coll = c->coll, .p = ctx->p, .ppn = ctx->ppn};
+    cs_problem prob = {
+        .coll = c->coll, .p = ctx->p, .ppn = ctx->map.ppn, .node = ctx->map.node, .nodes = ctx->map.nodes};
     if (cs_shim_coll_of(c->coll)->describe(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
     cs_described_set(ctx, c, &prob, &l);

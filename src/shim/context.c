@@ -56,6 +56,7 @@ static int cs_context_delete(MPI_Comm comm, int keyval, void *value, void *extra
         rc = PMPI_Comm_free(&ctx->comm);
     cs_sched_free(&ctx->sched);
     cs_scratch_free(&ctx->scratch);
+    cs_nodes_free(&ctx->map);
     free(ctx);
     return rc;
 }
@@ -65,6 +66,24 @@ int cs_context_keyval_create(void)
     /* MPI_COMM_NULL_COPY_FN: a duplicate of the user's communicator gets a
      * context of its own on its first use. */
     return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cs_context_delete, &cs_shim.keyval, NULL);
+}
+
+/* The node map (sched/nodes.h), gathered where the model sees nodes or the
+ * log is on (what every rank's configuration says alike); the model then
+ * gets it only where it sees nodes. */
+static int cs_context_nodes(cs_context *ctx)
+{
+    const cs_model *mo = &cs_shim.cfg.model;
+    const int sees = mo->node_levels || mo->beta_link > 0.0;
+    int rc = MPI_SUCCESS;
+    if (sees || cs_shim.log_configured)
+        rc = cs_comm_nodes(ctx->comm, ctx->rank, ctx->p, mo->ranks_per_node, mo->cyclic, &ctx->map);
+    if (!sees) { /* the count alone, for the log */
+        free(ctx->map.node);
+        ctx->map.node = NULL;
+        ctx->map.ppn = 0;
+    }
+    return rc;
 }
 
 static int cs_context_create(MPI_Comm comm, cs_context **out)
@@ -87,15 +106,15 @@ static int cs_context_create(MPI_Comm comm, cs_context **out)
          * the user's communicator. */
         if (rc == MPI_SUCCESS)
             rc = PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
-        /* ranks per node, where the model sees nodes (sched/nodes.h) */
-        if (rc == MPI_SUCCESS && (cs_shim.cfg.model.node_levels || cs_shim.cfg.model.beta_link > 0.0))
-            rc = cs_comm_ppn(ctx->comm, ctx->rank, ctx->p, cs_shim.cfg.model.ranks_per_node, &ctx->ppn);
+        if (rc == MPI_SUCCESS)
+            rc = cs_context_nodes(ctx);
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_set_attr(comm, cs_shim.keyval, ctx);
     if (rc != MPI_SUCCESS) {
         if (ctx->comm != MPI_COMM_NULL)
             PMPI_Comm_free(&ctx->comm);
+        cs_nodes_free(&ctx->map);
         free(ctx);
         return rc;
     }

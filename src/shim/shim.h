@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "sched/exec.h"
+#include "sched/nodes.h"
 #include "sched/sched.h"
 #include "select/select.h"
 
@@ -75,7 +76,10 @@ typedef struct cs_context {
     MPI_Comm comm; /* private duplicate for our traffic; MPI_COMM_NULL for intercommunicators */
     int p, rank;
     int inter;
-    int ppn; /* ranks per node, in blocks (cs_problem.ppn); 0: not asked or not in blocks */
+    /* which node each rank is on (sched/nodes.h), gathered where the model
+     * sees nodes or the log is on; map.node NULL and map.ppn 0 where the
+     * model does not see them (cs_problem.node, .ppn); map.nodes 0: not asked */
+    cs_nodes map;
     cs_select_cache cache; /* breakpoints per collective and variant */
     cs_sched sched;        /* the last schedule built, reused while calls repeat */
     const cs_alg *sched_alg;
@@ -125,9 +129,8 @@ static inline int cs_native_memo_send_ignored(const cs_call *c)
 static inline int cs_native_memo_matches(const cs_native_memo *m, const cs_call *c)
 {
     const int ignored = cs_native_memo_send_ignored(c);
-    return m->valid && m->inplace == (c->sendbuf == MPI_IN_PLACE) && m->rcount == c->rcount &&
-           m->rtype == c->rtype && m->op == c->op && m->root == c->root &&
-           (ignored || (m->scount == c->scount && m->stype == c->stype));
+    return m->valid && m->inplace == (c->sendbuf == MPI_IN_PLACE) && m->rcount == c->rcount && m->rtype == c->rtype &&
+           m->op == c->op && m->root == c->root && (ignored || (m->scount == c->scount && m->stype == c->stype));
 }
 
 /* MPI_Reduce in place at a root other than 0, on a library with

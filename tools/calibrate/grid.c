@@ -127,8 +127,8 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
                 alg->tune(&st->cfg.model, prob, &r->path.params);
             if (timed_before(rows, n, r))
                 continue;
-            r->predicted = alg->cost(&st->cfg.model, prob, &r->path.params);
-            r->predicted_default = alg->cost(&st->defaults, prob, &r->path.params);
+            r->predicted = cs_alg_cost_on_map(alg, &st->cfg.model, prob, &r->path.params);
+            r->predicted_default = cs_alg_cost_on_map(alg, &st->defaults, prob, &r->path.params);
             n++;
         }
     }
@@ -175,7 +175,9 @@ static int measure_cell(cal_state *st, cs_cal_comm *c, cs_select_cache *cache, c
     cs_cal_timing tm = {.reps = o->reps, .target = o->target};
 
     cs_cal_problem(coll, c->p, bytes, &prob);
-    prob.ppn = c->ppn;
+    prob.ppn = c->map.ppn;
+    prob.node = c->map.node;
+    prob.nodes = c->map.nodes;
     const int n = cell_paths(st, &prob, cache, rows);
     for (int k = 0; k < n; k++)
         paths[k] = rows[k].path;
@@ -318,7 +320,7 @@ int cal_measure_comm(cal_state *st, int q)
     PMPI_Comm_size(c.comm, &c.p);
     PMPI_Comm_rank(c.comm, &c.rank);
     /* the shim's too: its decisions and prices on nodes */
-    cs_comm_ppn(c.priv, c.rank, c.p, st->cfg.model.ranks_per_node, &c.ppn);
+    cs_comm_nodes(c.priv, c.rank, c.p, st->cfg.model.ranks_per_node, st->cfg.model.cyclic, &c.map);
     memset(&cache, 0, sizeof cache);
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
         if (!(st->o->colls & (1u << coll)))
@@ -332,6 +334,7 @@ int cal_measure_comm(cal_state *st, int q)
         }
     }
     cs_scratch_free(&c.scratch);
+    cs_nodes_free(&c.map);
     PMPI_Comm_free(&c.priv);
     if (c.comm != MPI_COMM_WORLD)
         PMPI_Comm_free(&c.comm);

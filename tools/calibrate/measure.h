@@ -11,6 +11,7 @@
 
 #include "coll/coll.h"
 #include "sched/exec.h"
+#include "sched/nodes.h"
 
 #define CS_CAL_MAX_REPS 64
 /* Ping-pongs of a size before its timings (cs_cal_pingpong_pairs), up to CS_CAL_WARM_BYTES; 4 above. */
@@ -21,7 +22,7 @@
 typedef struct cs_cal_comm {
     MPI_Comm comm, priv;
     int p, rank;
-    int ppn; /* ranks per node, in blocks (sched/nodes.h); 0: not in blocks */
+    cs_nodes map; /* which node each rank is on, ppn where in blocks (sched/nodes.h) */
     cs_scratch scratch;
     int global_clock; /* every rank reads one clock (MPI_WTIME_IS_GLOBAL): timings start at one instant */
     double slack;     /* how long before that instant the ranks agree on it (grows when one is late) */
