@@ -6,7 +6,6 @@
  * source picks for it, read case by case at the lines cited, both sides of
  * each threshold; then the prices of what the algorithms do beyond their
  * names (where the root's result goes, which broadcast follows a reduce).
- * check_select.c's table of mirrors holds more rows (SMPI's selectors too).
  */
 #include <check.h>
 #include <string.h>
@@ -123,6 +122,53 @@ static const struct {
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 16, 512, 1, 0, "linear"},
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 128, 262144, 1, 0, "pairwise"},
     {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 16, 4, 1, I, "in-place sendrecv-replace"},
+    /* Further edges, and SMPI's selectors (the scale lab's library): MPICH's thresholds are
+     * inclusive, SMPI's copies exclusive; Open MPI 4.1's bands of p and size, and the fallbacks it
+     * takes where an algorithm cannot run. */
+    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 4, 100, 1, 0, "scattered"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 256, 1, 0, "Bruck"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "scattered"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32769, 1, 0, "pairwise"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "pairwise sendrecv-replace"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 2, 4, C, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "reduce-scatter and allgather"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 513, 4, C, "reduce-scatter and allgather"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
+    {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "binomial"},
+    {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 1024, 4, C, "reduce-scatter and gather"},
+    {CS_LIBRARY_AUTO, CS_COLL_ALLTOALL, 8, 256, 1, 0, "Bruck"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 255, 1, 0, "Bruck"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 256, 1, 0, "scatter_dest"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "pairwise"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "Bruck"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, C, "two-level recursive doubling"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "reduce-scatter and gather"},
+    {CS_LIBRARY_SMPI_MPICH, CS_COLL_REDUCE, 8, 511, 4, C, "binomial"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 2, 1, 1, 0, "pairwise"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 2, 2, 1, 0, "linear"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 64, 512, 1, 0, "modified Bruck"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 40, 512, 1, 0, "linear"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 200, 300000, 1, 0, "pairwise"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 5000, 1024, 1, 0, "modified Bruck"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 64, 512, 1, I, "in-place sendrecv-replace"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 64, 2, 4, C, "recursive doubling"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 64, 1 << 16, 4, C, "reduce-scatter and allgather"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 40, 2, 4, C, "recursive doubling"}, /* segmented ring, count < p */
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 40, 40, 4, C, "reduce-scatter and allgather"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 1250, 4, C, "ring"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 1250, 4, 0, "recursive doubling"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 200, 250, 4, C, "reduce and broadcast"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 50000, 4, 0, "linear reduce and broadcast"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 64, 1024, 4, C, "binomial"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 5, 250, 4, C, "binary tree"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 5, 2500, 4, C, "chain"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 3, 1, 4, C, "linear"}, /* Rabenseifner, count < p' */
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 2, 3, 2, C, "reduce-scatter and gather"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 64, 1024, 4, 0, "in-order binary tree"},
+    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 5, 1024, 4, 0, "linear"},
+    {CS_LIBRARY_SMPI_OMPI, CS_COLL_REDUCE, 2, 3, 2, C, "linear"},
+    {CS_LIBRARY_SMPI_OMPI, CS_COLL_ALLTOALL, 64, 512, 1, I, "modified Bruck"},
 };
 
 START_TEST(test_library_choice)

@@ -21,6 +21,8 @@ static void setup(void)
     memset(&cache, 0, sizeof(cache));
 }
 
+enum { C = CS_PROB_COMMUTATIVE, I = CS_PROB_INPLACE };
+
 static cs_problem problem(cs_coll coll, int p, size_t count, size_t elem, unsigned flags)
 {
     return (cs_problem){
@@ -548,80 +550,6 @@ START_TEST(test_library_scattered_throttled)
 }
 END_TEST
 
-/*
- * The library priced as model.library says: each mirror's choice at the
- * edges of its thresholds (MPICH's inclusive, SMPI's copies exclusive; Open
- * MPI 4.1's bands of p and size, and the fallbacks it takes where an
- * algorithm cannot run), by the name it gives.
- */
-enum { C = CS_PROB_COMMUTATIVE, I = CS_PROB_INPLACE };
-static const struct {
-    int library;
-    cs_coll coll;
-    int p;
-    size_t count, elem;
-    unsigned flags;
-    const char *name;
-} mirrors[] = {
-    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 4, 100, 1, 0, "scattered"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 256, 1, 0, "Bruck"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "scattered"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32769, 1, 0, "pairwise"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "pairwise sendrecv-replace"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 2, 4, C, "recursive doubling"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 512, 4, C, "reduce-scatter and allgather"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 513, 4, C, "reduce-scatter and allgather"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
-    {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "binomial"},
-    {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 1024, 4, C, "reduce-scatter and gather"},
-    {CS_LIBRARY_AUTO, CS_COLL_ALLTOALL, 8, 256, 1, 0, "Bruck"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 255, 1, 0, "Bruck"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 256, 1, 0, "scatter_dest"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "pairwise"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "Bruck"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, C, "two-level recursive doubling"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "reduce-scatter and gather"},
-    {CS_LIBRARY_SMPI_MPICH, CS_COLL_REDUCE, 8, 511, 4, C, "binomial"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 2, 1, 1, 0, "pairwise"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 2, 2, 1, 0, "linear"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 64, 512, 1, 0, "modified Bruck"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 40, 512, 1, 0, "linear"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 200, 300000, 1, 0, "pairwise"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 5000, 1024, 1, 0, "modified Bruck"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLTOALL, 64, 512, 1, I, "in-place sendrecv-replace"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 64, 2, 4, C, "recursive doubling"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 64, 1 << 16, 4, C, "reduce-scatter and allgather"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 40, 2, 4, C, "recursive doubling"}, /* segmented ring, count < p */
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 40, 40, 4, C, "reduce-scatter and allgather"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 1250, 4, C, "ring"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 1250, 4, 0, "recursive doubling"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 200, 250, 4, C, "reduce and broadcast"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_ALLREDUCE, 3, 50000, 4, 0, "linear reduce and broadcast"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 64, 1024, 4, C, "binomial"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 5, 250, 4, C, "binary tree"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 5, 2500, 4, C, "chain"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 3, 1, 4, C, "linear"}, /* Rabenseifner, count < p' */
-    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 2, 3, 2, C, "reduce-scatter and gather"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 64, 1024, 4, 0, "in-order binary tree"},
-    {CS_LIBRARY_OPENMPI, CS_COLL_REDUCE, 5, 1024, 4, 0, "linear"},
-    {CS_LIBRARY_SMPI_OMPI, CS_COLL_REDUCE, 2, 3, 2, C, "linear"},
-    {CS_LIBRARY_SMPI_OMPI, CS_COLL_ALLTOALL, 64, 512, 1, I, "modified Bruck"},
-};
-
-START_TEST(test_library_mirrors)
-{
-    const char *name;
-    cfg.model.library = mirrors[_i].library;
-    cs_problem prob = problem(mirrors[_i].coll, mirrors[_i].p, mirrors[_i].count, mirrors[_i].elem, mirrors[_i].flags);
-    const double price = cs_library_price(&cfg.model, &prob, &name);
-    ck_assert_msg(!strcmp(name, mirrors[_i].name), "%s, %s at p = %d, %zu B: '%s', not '%s'",
-                  cs_library_name(mirrors[_i].library), cs_coll_name(prob.coll), prob.p, prob.bytes, name,
-                  mirrors[_i].name);
-    ck_assert_double_gt(price, 0.0);
-}
-END_TEST
-
 /* The mirrors' prices are the rows they name, or their closed forms. */
 START_TEST(test_library_mirror_prices)
 {
@@ -1009,7 +937,6 @@ Suite *make_select_suite(void)
     tcase_add_test(tc, test_rules_only_row);
     tcase_add_test(tc, test_linear_overlaps);
     tcase_add_test(tc, test_library_scattered_throttled);
-    tcase_add_loop_test(tc, test_library_mirrors, 0, sizeof(mirrors) / sizeof(mirrors[0]));
     tcase_add_loop_test(tc, test_library_forced, 0, sizeof forced / sizeof forced[0]);
     tcase_add_test(tc, test_library_forced_chain);
     tcase_add_test(tc, test_library_mirror_prices);
