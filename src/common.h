@@ -159,7 +159,8 @@ enum {
     CS_PROB_EXACT = 1u << 3,       /* results do not depend on operand order (integers, MIN/MAX...) */
     CS_PROB_INVERSE = 1u << 4,     /* the operator has an exact inverse on the type (sched/inverse.h) */
     CS_PROB_LIBRARY_WRONG = 1u << 5, /* the library computes the (op, type) wrongly: ours preferred */
-    CS_PROB_USER_OP = 1u << 6        /* the operator is not predefined (MPICH selects by it) */
+    CS_PROB_USER_OP = 1u << 6,       /* the operator is not predefined (MPICH selects by it) */
+    CS_PROB_NODE_RANGES = 1u << 7    /* each node's ranks are one consecutive range (cs_problem.node) */
 };
 
 /*

@@ -20,7 +20,9 @@ enum {
     CS_REQ_SMALL_ODD = 1u << 5,   /* p has an odd factor 3, 5 or 7 */
     CS_REQ_PARTITION = 1u << 6,   /* parts given in advance sum to log2 p (cs_params_parts_fit) */
     CS_REQ_INVERSE = 1u << 7,     /* the operator has an exact inverse (CS_PROB_INVERSE) */
-    CS_REQ_FACTORS = 1u << 8      /* factors given in advance multiply to p (cs_params_factors_fit) */
+    CS_REQ_FACTORS = 1u << 8,     /* factors given in advance multiply to p (cs_params_factors_fit) */
+    CS_REQ_NODES = 1u << 9,       /* a node map (cs_problem.node) with 1 < nodes < p: compositions */
+    CS_REQ_NODE_ORDER = 1u << 10  /* each node's ranks consecutive (CS_PROB_NODE_RANGES), or commutative */
 };
 
 /* cs_alg.critical_path */
@@ -44,6 +46,10 @@ typedef struct cs_params {
      * face; face_src 0: parts given, 1: the model's hull, 2: the configured one. */
     size_t face_lo, face_hi;
     int face_src;
+    /* compositions (src/coll/compose/): the leaders' row, its index in the
+     * table (0: not tuned; its parameters are the fields above), and the
+     * node tree's radix */
+    int sub, node_radix;
 } cs_params;
 
 void cs_params_init(cs_params *params);

@@ -62,6 +62,9 @@ int cs_nodes_from_keys(cs_nodes *map, const int *keys, int p)
         map->node[r] = label[first[r]];
     }
     map->ppn = cs_nodes_blocks(map->node, p);
+    map->ranges = 1;
+    for (int r = 1; r < p; r++)
+        map->ranges = map->ranges && map->node[r] >= map->node[r - 1];
     free(sorted);
     free(first);
     free(label);

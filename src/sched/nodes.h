@@ -17,6 +17,7 @@ typedef struct cs_nodes {
      * node holds ppn ranks (mpiexec's placement by core, SimGrid's by host),
      * else 0 (uneven nodes, a last node part full, round robin). */
     int ppn;
+    int ranges; /* each node's ranks one consecutive range (CS_PROB_NODE_RANGES) */
 } cs_nodes;
 
 /*

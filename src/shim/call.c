@@ -31,7 +31,7 @@ static int cs_params_same(const cs_params *a, const cs_params *b)
 {
     if (a->b != b->b || a->k != b->k || a->rmax != b->rmax || a->radix != b->radix || a->levels != b->levels ||
         a->window != b->window ||
-        a->factors != b->factors || a->nparts != b->nparts)
+        a->factors != b->factors || a->nparts != b->nparts || a->sub != b->sub || a->node_radix != b->node_radix)
         return 0;
     for (int i = 0; i < a->nparts; i++)
         if (a->parts[i] != b->parts[i])
@@ -142,6 +142,8 @@ int cs_call_run(const cs_call *c)
         .coll = c->coll, .p = ctx->p, .ppn = ctx->map.ppn, .node = ctx->map.node, .nodes = ctx->map.nodes};
     if (cs_shim_coll_of(c->coll)->describe(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
+    if (ctx->map.node && ctx->map.ranges)
+        prob.flags |= CS_PROB_NODE_RANGES;
     cs_described_set(ctx, c, &prob, &l);
     return cs_call_go(c, ctx, &prob, &l);
 }

@@ -18,6 +18,7 @@ Suite *make_calibrate_suite(void);
 Suite *make_pricer_suite(void);
 Suite *make_nodes_suite(void);
 Suite *make_library_suite(void);
+Suite *make_compose_suite(void);
 
 int main(void)
 {
@@ -42,6 +43,7 @@ int main(void)
     srunner_add_suite(sr, make_pricer_suite());
     srunner_add_suite(sr, make_nodes_suite());
     srunner_add_suite(sr, make_library_suite());
+    srunner_add_suite(sr, make_compose_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,0 +1,199 @@
+/*
+ * What the compositions share (compose.h): a node's members and the
+ * leaders, a phase appended from a sub-problem's schedule, the tuning of
+ * the node tree and of the leaders' row.
+ */
+#include <math.h>
+
+#include "coll/compose/compose.h"
+#include "coll/reduce/knomial.h"
+#include "select/select.h"
+
+int cs_compose_members(const cs_problem *prob, int j, int *out)
+{
+    int n = 0;
+    for (int r = 0; r < prob->p; r++)
+        if (cs_compose_node(prob, r) == j)
+            out[n++] = r;
+    return n;
+}
+
+void cs_compose_leaders(const cs_problem *prob, int *out)
+{
+    int seen = 0;
+    for (int r = 0; r < prob->p && seen < cs_compose_nodes(prob); r++)
+        if (cs_compose_node(prob, r) == seen) /* numbered in order of first appearance */
+            out[seen++] = r;
+}
+
+int cs_compose_largest(const cs_problem *prob)
+{
+    int most = 0;
+    for (int j = 0; j < cs_compose_nodes(prob); j++) {
+        int n = 0;
+        for (int r = 0; r < prob->p; r++)
+            n += cs_compose_node(prob, r) == j;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+int cs_compose_ranges(const int *node, int p)
+{
+    for (int r = 1; r < p; r++)
+        if (node[r] < node[r - 1])
+            return 0;
+    return 1;
+}
+
+static cs_compose_at cs_compose_map(const cs_compose_at *at, uint8_t buf, size_t off)
+{
+    return (cs_compose_at){at[buf].buf, at[buf].off + off};
+}
+
+/* One step of sub as ours (a forward phase). */
+static void cs_compose_step(cs_sched *s, const cs_step *st, const int *peer, const cs_compose_at *at)
+{
+    const cs_compose_at from = cs_compose_map(at, st->buf, st->off), to = cs_compose_map(at, st->dst, st->dst_off);
+    switch (st->kind) {
+    case CS_STEP_SEND: cs_sched_send(s, peer[st->peer], from.buf, from.off, st->len); break;
+    case CS_STEP_RECV: cs_sched_recv(s, peer[st->peer], from.buf, from.off, st->len); break;
+    case CS_STEP_COPY: cs_sched_copy(s, from.buf, from.off, to.buf, to.off, st->len); break;
+    default: cs_sched_combine(s, (cs_step_kind)st->kind, from.buf, from.off, to.buf, to.off, st->len); break;
+    }
+}
+
+void cs_compose_append(cs_sched *s, const cs_sched *sub, int rounds, const int *peer, const cs_compose_at *at,
+                       int bcast, size_t len)
+{
+    const int pad = rounds - sub->nrounds;
+    for (int i = 0; bcast && i < pad; i++)
+        cs_sched_round(s);
+    for (int k = 0; k < sub->nrounds; k++) {
+        const int r = bcast ? sub->nrounds - 1 - k : k;
+        cs_sched_round(s);
+        for (size_t i = sub->round_start[r]; i < cs_sched_round_end(sub, r); i++) {
+            const cs_step *st = &sub->steps[i];
+            const cs_compose_at data = at[CS_BUF_RECV];
+            if (!bcast)
+                cs_compose_step(s, st, peer, at);
+            else if (st->kind == CS_STEP_SEND) /* the reduce's send to the parent: its receive */
+                cs_sched_recv(s, peer[st->peer], data.buf, data.off, len);
+            else if (st->kind == CS_STEP_RECV) /* a child's block: the result to it */
+                cs_sched_send(s, peer[st->peer], data.buf, data.off, len);
+        }
+    }
+    for (int i = 0; !bcast && i < pad; i++)
+        cs_sched_round(s);
+    for (int b = CS_BUF_TMP0; !bcast && b <= CS_BUF_TMP1; b++)
+        if (sub->tmp_bytes[b - CS_BUF_TMP0])
+            cs_sched_scratch(s, at[b].buf, at[b].off + sub->tmp_bytes[b - CS_BUF_TMP0]);
+    if (sub->error && !s->error)
+        s->error = sub->error;
+}
+
+int cs_compose_tree_rounds(int n, int r)
+{
+    int rounds = 1;
+    for (long long d = 1; d < n; d *= r)
+        rounds++;
+    return rounds;
+}
+
+cs_model cs_compose_model_leaders(const cs_model *model)
+{
+    cs_model at = cs_model_off_node(model, 1);
+    at.node_levels = 0;
+    at.beta_link = 0.0;
+    return at;
+}
+
+cs_problem cs_compose_leaders_problem(const cs_problem *prob, cs_coll coll)
+{
+    cs_problem sub = *prob;
+    sub.coll = coll;
+    sub.p = cs_compose_nodes(prob);
+    sub.root = coll == CS_COLL_REDUCE ? cs_compose_node(prob, prob->root) : 0;
+    sub.flags |= CS_PROB_INPLACE;
+    sub.ppn = 0;
+    sub.node = NULL;
+    sub.nodes = 0;
+    return sub;
+}
+
+cs_problem cs_compose_node_problem(const cs_problem *prob, int n, unsigned inplace)
+{
+    cs_problem sub = *prob;
+    sub.coll = CS_COLL_REDUCE;
+    sub.p = n;
+    sub.root = 0;
+    sub.flags = (prob->flags & ~(unsigned)CS_PROB_INPLACE) | (inplace ? CS_PROB_INPLACE : 0u);
+    sub.ppn = 0;
+    sub.node = NULL;
+    sub.nodes = 0;
+    return sub;
+}
+
+double cs_compose_node_cost(const cs_model *model, const cs_problem *prob, int n, int r, int bcast)
+{
+    const cs_model on = cs_model_on_node(model);
+    cs_problem node =
+        cs_compose_node_problem(prob, n, prob->coll == CS_COLL_ALLREDUCE ? prob->flags & CS_PROB_INPLACE : 0);
+    double t = cs_reduce_knomial_cost_r(&on, &node, r);
+    if (bcast) { /* the same tree backwards: its messages without the combines */
+        cs_model send = on;
+        send.gamma = send.rho = 0.0;
+        node.flags |= CS_PROB_INPLACE;
+        t += cs_reduce_knomial_cost_r(&send, &node, r);
+    }
+    return t;
+}
+
+const cs_alg *cs_compose_sub(cs_coll coll, const cs_params *params)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(coll, &n);
+    return params->sub > 0 && params->sub < n ? table[params->sub] : NULL;
+}
+
+void cs_compose_tune(const cs_model *model, const cs_problem *prob, cs_coll coll, int bcast, cs_params *params)
+{
+    static const int radices[] = {2, 3, 4, 8};
+    params->sub = 0;
+    if (!cs_compose_applies(prob))
+        return;
+    const int most = cs_compose_largest(prob);
+    double best = INFINITY;
+    int radix = 2;
+    for (size_t i = 0; i < sizeof radices / sizeof radices[0] && (i == 0 || radices[i] <= most); i++) {
+        const double t = cs_compose_node_cost(model, prob, most, radices[i], bcast);
+        if (t < best * (1.0 - 1e-12)) {
+            best = t;
+            radix = radices[i];
+        }
+    }
+    const cs_model off = cs_compose_model_leaders(model);
+    const cs_problem sub = cs_compose_leaders_problem(prob, coll);
+    int n;
+    const cs_alg *const *table = cs_alg_table(coll, &n);
+    cs_params chosen = *params;
+    best = INFINITY;
+    for (int i = 1; i < n; i++) {
+        const cs_alg *alg = table[i];
+        cs_params tuned;
+        if (!alg->build || !alg->cost || alg->rules_only || (alg->requires & CS_REQ_NODES) ||
+            cs_select_restriction(alg, &sub))
+            continue;
+        cs_params_init(&tuned);
+        if (alg->tune)
+            alg->tune(&off, &sub, &tuned);
+        const double t = alg->cost(&off, &sub, &tuned);
+        if (t < best) {
+            best = t;
+            chosen = tuned;
+            chosen.sub = i;
+        }
+    }
+    *params = chosen;
+    params->node_radix = radix;
+}

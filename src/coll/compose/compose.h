@@ -1,0 +1,98 @@
+/*
+ * Node-aware compositions (leader_allreduce.c, leader_reduce.c): rows built
+ * from the rows we have, run over the ranks of each node and over one rank
+ * a node, as pure rank arithmetic on the node map (cs_problem.node). A
+ * node's members are its ranks in rank order; its leader is the first, so
+ * leaders ascend with node number (nodes are numbered in order of first
+ * appearance). A phase is an existing row's schedule built for a
+ * sub-problem of p' ranks and appended with its peers mapped to the
+ * communicator's ranks and its buffers to ours.
+ */
+#ifndef CS_COMPOSE_H
+#define CS_COMPOSE_H
+
+#include "coll/coll.h"
+
+/* The node of rank r: the map's, or with blocks of prob->ppn alone (no map) r / ppn. */
+static inline int cs_compose_node(const cs_problem *prob, int r)
+{
+    return prob->node ? prob->node[r] : r / prob->ppn;
+}
+
+/* How many nodes (0: none known). */
+static inline int cs_compose_nodes(const cs_problem *prob)
+{
+    return prob->node ? prob->nodes : prob->ppn > 1 ? (prob->p + prob->ppn - 1) / prob->ppn : 0;
+}
+
+/* Can a composition run: 1 < nodes < p (CS_REQ_NODES)? */
+static inline int cs_compose_applies(const cs_problem *prob)
+{
+    return cs_compose_nodes(prob) > 1 && cs_compose_nodes(prob) < prob->p;
+}
+
+/* The members of node j in rank order into out (room for p); their count. */
+int cs_compose_members(const cs_problem *prob, int j, int *out);
+
+/* The leaders, node 0 first, into out (room for prob->nodes). */
+void cs_compose_leaders(const cs_problem *prob, int *out);
+
+/* The most ranks any node holds. */
+int cs_compose_largest(const cs_problem *prob);
+
+/* Is every node's set of ranks one consecutive range (node[] non-decreasing)? */
+int cs_compose_ranges(const int *node, int p);
+
+/* Where a sub-schedule's buffer lands in ours: a buffer and an offset. */
+typedef struct cs_compose_at {
+    cs_buf buf;
+    size_t off;
+} cs_compose_at;
+
+/*
+ * Append sub's rounds to s, padded with empty rounds to `rounds` (at least
+ * sub's), peers through peer[] (sub-rank to rank), each buffer b of sub at
+ * at[b]; scratch grown to hold it. With bcast set, sub is a reduce tree to
+ * its rank 0 run backwards as a broadcast from it: rounds in reverse order
+ * (the padding first), each send a receive and each receive a send of the
+ * `len` bytes at at[CS_BUF_RECV], local steps dropped.
+ */
+void cs_compose_append(cs_sched *s, const cs_sched *sub, int rounds, const int *peer, const cs_compose_at *at,
+                       int bcast, size_t len);
+
+/* Rounds of the k-nomial reduce tree of radix r over n ranks (its last,
+ * the forward to a root other than 0, included). */
+int cs_compose_tree_rounds(int n, int r);
+
+/* The node level's model: on the node (cs_model_on_node). The leaders' row
+ * sees one level, one sender a node (cs_model_off_node). */
+cs_model cs_compose_model_leaders(const cs_model *model);
+
+/* The sub-problem of the leaders (p' = nodes, in place, the root's node's
+ * leader its root), and of a node of n members reducing to its leader. */
+cs_problem cs_compose_leaders_problem(const cs_problem *prob, cs_coll coll);
+cs_problem cs_compose_node_problem(const cs_problem *prob, int n, unsigned inplace);
+
+/*
+ * Tune a composition: the node tree's radix (params->node_radix) of least
+ * price for the node reduce (and with bcast the broadcast) over the largest
+ * node, and the leaders' row (params->sub, its index in the table of coll),
+ * the cheapest of ours that can run the leaders' problem under the off-node
+ * model, tuned by its own tune (its parameters in params' other fields).
+ * Without a node map of 1 < nodes < p: params->sub stays 0.
+ */
+void cs_compose_tune(const cs_model *model, const cs_problem *prob, cs_coll coll, int bcast, cs_params *params);
+
+/* The leaders' row of tuned params (NULL where none). */
+const cs_alg *cs_compose_sub(cs_coll coll, const cs_params *params);
+
+/* The node reduce over n ranks (with bcast, and the broadcast), radix r, on the node. */
+double cs_compose_node_cost(const cs_model *model, const cs_problem *prob, int n, int r, int bcast);
+
+/* Does the model see nodes at all (a node level or a node's link)? */
+static inline int cs_compose_model_sees(const cs_model *model)
+{
+    return model->node_levels || model->beta_link > 0.0;
+}
+
+#endif

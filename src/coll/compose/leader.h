@@ -1,0 +1,16 @@
+/*
+ * The leader composition (leader.c), shared by its allreduce and reduce rows.
+ */
+#ifndef CS_LEADER_H
+#define CS_LEADER_H
+
+#include "coll/coll.h"
+
+/* The schedule of one rank (params tuned: cs_compose_tune). */
+int cs_compose_leader_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
+
+/* The closed form: node reduce + the leaders' row + node broadcast (allreduce)
+ * or the forward to a root that is not its node's leader (reduce). */
+double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, const cs_params *params);
+
+#endif

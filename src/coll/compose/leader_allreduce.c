@@ -1,0 +1,52 @@
+/*
+ * Allreduce by node leaders: the ranks of each node reduce to its leader
+ * (its lowest rank) by our k-nomial tree over the node's members in rank
+ * order (reduce_knomial.c, radix node_radix), the leaders allreduce across
+ * the nodes by the row of ours that the model prices cheapest for p' =
+ * nodes (the reduction engine's elimination where that is not a power of
+ * two; its parameters tuned by its own tune), and each leader broadcasts the
+ * result over its node by the same tree run backwards. Built from the node
+ * map (cs_problem.node) alone: nodes of any size, a last node part full,
+ * ranks of a node not consecutive (leader.c, compose.h).
+ *
+ * Canonical order: where each node's ranks are one consecutive range, the
+ * node's tree combines its ranks' vectors in rank order and the leaders'
+ * row, which keeps order, combines the nodes' in node order, which is rank
+ * order: a0 (+) a1 (+) ... (+) a(p-1), every rank alike.
+ *
+ * Restrictions (data, src/select/): a node map with 1 < nodes < p
+ * (CS_REQ_NODES; one rank a node, or one node, is a flat row's problem);
+ * where a node's ranks are not consecutive, a commutative operator
+ * (CS_REQ_NODE_ORDER); contiguous datatype. A model that sees no nodes
+ * prices it at infinity (never chosen; a forced choice runs).
+ *
+ * Cost, m bytes, n the largest node, r the node radix, L the leaders' row:
+ *   K(on, n, r, m)                   the node reduce, on the node's model
+ *                                    (cs_model_on_node; reduce_knomial.c)
+ * + L's cost(off, p' = nodes, m)     one sender a node (cs_model_off_node)
+ * + K(on without gamma, rho; n, r)   the broadcast, the tree backwards
+ * CS_PATH_SUM: the sum of the phases' prices (a leader that finishes its
+ * node early starts the leaders' row early: the closed form is above the
+ * event pricer, within the bound the pricer suite checks on block maps); on
+ * a map that is not blocks of one size the event pricer prices it
+ * (cs_alg_price_map, every rank's schedule).
+ */
+#include "coll/compose/compose.h"
+#include "coll/compose/leader.h"
+
+static void cs_leader_allreduce_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
+{
+    cs_compose_tune(model, prob, CS_COLL_ALLREDUCE, 1, params);
+}
+
+const cs_alg cs_allreduce_leader = {
+    .name = "leader",
+    .description = "node leaders: a k-nomial reduce on each node to its lowest rank, the leaders' allreduce by our "
+                   "cheapest row for the nodes, a broadcast on each node (needs a node map)",
+    .coll = CS_COLL_ALLREDUCE,
+    .requires = CS_REQ_NODES | CS_REQ_NODE_ORDER | CS_REQ_CONTIG,
+    .tune = cs_leader_allreduce_tune,
+    .cost = cs_compose_leader_cost,
+    .build = cs_compose_leader_build,
+    .critical_path = CS_PATH_SUM,
+};

@@ -1,0 +1,45 @@
+/*
+ * test_compose: the node-aware compositions (src/coll/compose/), forced by the test driver
+ * (COLLSHIM_ALLREDUCE=leader, COLLSHIM_REDUCE=leader) under a model with nodes set by
+ * model.ranks_per_node (blocks of 2 or 3 world ranks, or dealt round robin): every result is
+ * checked against the library's (PMPI_*), in place and not, with the non-commutative user
+ * operator (a matrix product: canonical order, where a node's ranks are consecutive) and a
+ * commutative one, at roots 0, 1 (not a leader in blocks), p / 2 and p - 1. On MPI_COMM_WORLD,
+ * on its odd and even ranks (one or two ranks a node: where each node holds one rank the forced
+ * row cannot run and the call is decided as if nothing were forced) and on its first and second
+ * halves (nodes cut at the edge). The driver checks from the call log that the compositions ran.
+ */
+#include "cs_test.h"
+
+static int compose_pairs(const cs_type *t, const cs_op *op)
+{
+    return (op->cls & CS_USER) || ((t->type == MPI_INT || t->type == MPI_DOUBLE) && op->op == MPI_SUM);
+}
+
+static void check_all(MPI_Comm comm)
+{
+    int p;
+    PMPI_Comm_size(comm, &p);
+    const int roots[] = {-1, 0, 1, p / 2, p - 1};
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+        int seen = roots[i] >= p;
+        for (size_t j = 0; j < i; j++)
+            seen |= roots[j] == roots[i];
+        if (!seen)
+            cs_check_reductions(comm, roots[i], compose_pairs);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Comm parity, half;
+    cs_test_init(&argc, &argv);
+    check_all(MPI_COMM_WORLD);
+    PMPI_Comm_split(MPI_COMM_WORLD, cs_wrank % 2, cs_wrank, &parity);
+    check_all(parity);
+    MPI_Comm_free(&parity);
+    PMPI_Comm_split(MPI_COMM_WORLD, cs_wrank < cs_wsize / 2, cs_wrank, &half);
+    check_all(half);
+    MPI_Comm_free(&half);
+    return cs_test_finish("test_compose");
+}
