@@ -4,6 +4,7 @@
  * the node tree and of the leaders' row.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "coll/compose/compose.h"
 #include "coll/reduce/knomial.h"
@@ -28,22 +29,20 @@ void cs_compose_leaders(const cs_problem *prob, int *out)
 
 int cs_compose_largest(const cs_problem *prob)
 {
-    int most = 0;
-    for (int j = 0; j < cs_compose_nodes(prob); j++) {
+    const int nodes = cs_compose_nodes(prob);
+    int most = 0, *count = calloc((size_t)(nodes > 0 ? nodes : 1), sizeof *count);
+    for (int r = 0; count && r < prob->p; r++) {
+        const int n = ++count[cs_compose_node(prob, r)];
+        most = n > most ? n : most;
+    }
+    for (int j = 0; !count && j < nodes; j++) { /* no memory: count each node's in turn */
         int n = 0;
         for (int r = 0; r < prob->p; r++)
             n += cs_compose_node(prob, r) == j;
         most = n > most ? n : most;
     }
+    free(count);
     return most;
-}
-
-int cs_compose_ranges(const int *node, int p)
-{
-    for (int r = 1; r < p; r++)
-        if (node[r] < node[r - 1])
-            return 0;
-    return 1;
 }
 
 static cs_compose_at cs_compose_map(const cs_compose_at *at, uint8_t buf, size_t off)

@@ -40,9 +40,6 @@ void cs_compose_leaders(const cs_problem *prob, int *out);
 /* The most ranks any node holds. */
 int cs_compose_largest(const cs_problem *prob);
 
-/* Is every node's set of ranks one consecutive range (node[] non-decreasing)? */
-int cs_compose_ranges(const int *node, int p);
-
 /* Where a sub-schedule's buffer lands in ours: a buffer and an offset. */
 typedef struct cs_compose_at {
     cs_buf buf;
