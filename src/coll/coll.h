@@ -22,7 +22,8 @@ enum {
     CS_REQ_INVERSE = 1u << 7,     /* the operator has an exact inverse (CS_PROB_INVERSE) */
     CS_REQ_FACTORS = 1u << 8,     /* factors given in advance multiply to p (cs_params_factors_fit) */
     CS_REQ_NODES = 1u << 9,       /* a node map (cs_problem.node) with 1 < nodes < p: compositions */
-    CS_REQ_NODE_ORDER = 1u << 10  /* each node's ranks consecutive (CS_PROB_NODE_RANGES), or commutative */
+    CS_REQ_NODE_ORDER = 1u << 10, /* each node's ranks consecutive (CS_PROB_NODE_RANGES), or commutative */
+    CS_REQ_NODE_EVEN = 1u << 11   /* every node holds the same number of ranks */
 };
 
 /* cs_alg.critical_path */

@@ -24,6 +24,7 @@ extern const cs_alg cs_reduce_elimination;
 extern const cs_alg cs_reduce_ring;
 extern const cs_alg cs_allreduce_leader;
 extern const cs_alg cs_reduce_leader;
+extern const cs_alg cs_allreduce_multileader;
 extern const cs_alg cs_window_recursive;
 extern const cs_alg cs_window_prefix_suffix;
 extern const cs_alg cs_window_prefix_suffix_inverse;
@@ -43,7 +44,7 @@ static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], 
 static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly,
                                                    &cs_allreduce_elimination, &cs_allreduce_ring,
                                                    &cs_allreduce_windowed, &cs_allreduce_linear,
-                                                   &cs_allreduce_leader};
+                                                   &cs_allreduce_leader, &cs_allreduce_multileader};
 static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly,
                                                 &cs_reduce_binomial, &cs_reduce_elimination, &cs_reduce_ring,
                                                 &cs_reduce_knomial, &cs_reduce_leader};

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 
+#include "coll/compose/compose.h"
 #include "select/library.h"
 #include "select/select.h"
 #include "select/select_internal.h"
@@ -24,6 +25,7 @@ static const struct {
     {CS_REQ_FACTORS, "needs factors whose product is p"},
     {CS_REQ_NODES, "needs a node map of more than one node and fewer nodes than ranks"},
     {CS_REQ_NODE_ORDER, "needs a commutative operator where a node's ranks are not consecutive"},
+    {CS_REQ_NODE_EVEN, "needs nodes that all hold the same number of ranks"},
 };
 
 const char *cs_select_restriction_words(unsigned flag)
@@ -50,6 +52,7 @@ static int cs_restriction_holds(unsigned flag, const cs_problem *prob, const cs_
     case CS_REQ_FACTORS: return !given || cs_params_factors_fit(given, prob->p);
     case CS_REQ_NODES: return prob->node ? prob->nodes > 1 && prob->nodes < prob->p : prob->ppn > 1 && prob->ppn < prob->p;
     case CS_REQ_NODE_ORDER: return (prob->flags & (CS_PROB_COMMUTATIVE | CS_PROB_NODE_RANGES)) != 0;
+    case CS_REQ_NODE_EVEN: return cs_compose_even(prob);
     default: return 0;
     }
 }

@@ -1,6 +1,6 @@
 /*
  * test_compose: the node-aware compositions (src/coll/compose/), forced by the test driver
- * (COLLSHIM_ALLREDUCE=leader, COLLSHIM_REDUCE=leader) under a model with nodes set by
+ * (COLLSHIM_ALLREDUCE=leader or multileader, COLLSHIM_REDUCE=leader) under a model with nodes set by
  * model.ranks_per_node (blocks of 2 or 3 world ranks, or dealt round robin): every result is
  * checked against the library's (PMPI_*), in place and not, with the non-commutative user
  * operator (a matrix product: canonical order, where a node's ranks are consecutive) and a

@@ -28,6 +28,7 @@
 
 extern const cs_alg cs_allreduce_leader;
 extern const cs_alg cs_reduce_leader;
+extern const cs_alg cs_allreduce_multileader;
 
 enum { COMPOSE_MAX_P = 128 };
 
@@ -178,19 +179,23 @@ START_TEST(test_leader_sim)
         return;
     const int p = _i + 1;
     cs_sched *scheds = sim_scheds_new(p);
-    const cs_alg *const rows[] = {&cs_allreduce_leader, &cs_reduce_leader};
+    const cs_alg *const rows[] = {&cs_allreduce_leader, &cs_reduce_leader, &cs_allreduce_multileader};
     for (int mp = 0; mp < NMAPS; mp++) {
         cs_nodes map;
         compose_map_make((compose_map)mp, p, &map);
-        for (size_t a = 0; a < 2; a++) {
-            const int roots[] = {0, p - 1, p / 2, p > 1 ? 1 : 0}, nroots = a ? 4 : 1;
+        for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++) {
+            const int roots[] = {0, p - 1, p / 2, p > 1 ? 1 : 0}, nroots = rows[a]->coll == CS_COLL_REDUCE ? 4 : 1;
             for (int f = 0; f < 4; f++)
                 for (int ri = 0; ri < nroots; ri++) {
                     const unsigned flags = (f & 1 ? CS_PROB_INPLACE : 0u) | (f & 2 ? CS_PROB_COMMUTATIVE : 0u);
-                    const size_t count = p <= 16 ? 3 : 1;
+                    const size_t count = rows[a] == &cs_allreduce_multileader ? (p <= 16 ? 2 * (size_t)p + 3 : 5)
+                                         : p <= 16                            ? 3
+                                                                              : 1;
                     const cs_problem prob = compose_problem(rows[a]->coll, &map, p, count, flags, roots[ri]);
                     const char *why = cs_select_restriction(rows[a], &prob);
-                    const bool candidate = map.nodes > 1 && map.nodes < p && (map.ranges || (f & 2));
+                    const bool even = p % map.nodes == 0 && cs_compose_largest(&prob) == p / map.nodes;
+                    const bool candidate = map.nodes > 1 && map.nodes < p && (map.ranges || (f & 2)) &&
+                                           (even || !(rows[a]->requires & CS_REQ_NODE_EVEN));
                     ck_assert_msg(!why == candidate, "%s p=%d (%s): %s", rows[a]->name, p, compose_map_names[mp],
                                   why ? why : "a candidate");
                     if (!candidate)
@@ -247,8 +252,10 @@ START_TEST(test_leader_restrictions)
 END_TEST
 
 /* Block maps of 2 to 8 ranks a node, every p up to 64 and 96, 128: the closed
- * form (the phases' prices added) is at or above the event pricer's
- * critical path, and within 1.6 times it. */
+ * form (the phases' prices added) within 0.6 to 1.3 times the event pricer's
+ * critical path (the leaders' elimination and ring rows are sums that cannot
+ * see a rank wait), multileader's within 0.6 to 1.5 (its n senders a node
+ * share the link as one queue in the pricer, each finishing in turn). */
 START_TEST(test_leader_price)
 {
     static const int blocks[] = {2, 4, 8, 3};
@@ -264,10 +271,12 @@ START_TEST(test_leader_price)
         cs_nodes map;
         compose_map_make(b == 3 ? MAP_BLOCKS3 : b == 2 ? MAP_BLOCKS8 : b ? MAP_BLOCKS4 : MAP_BLOCKS2, p, &map);
         ck_assert_int_eq(map.ppn, blocks[b]);
-        for (int a = 0; a < 2; a++)
+        for (int a = 0; a < 3; a++)
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
                 for (int m = 0; m < NMODELS; m++) {
-                    const cs_alg *alg = a ? &cs_reduce_leader : &cs_allreduce_leader;
+                    const cs_alg *alg = a == 2 ? &cs_allreduce_multileader
+                                        : a    ? &cs_reduce_leader
+                                               : &cs_allreduce_leader;
                     const cs_problem prob = compose_problem(alg->coll, &map, p, counts[c], CS_PROB_COMMUTATIVE, 0);
                     cs_params params;
                     cs_params_init(&params);
@@ -278,7 +287,7 @@ START_TEST(test_leader_price)
                     }
                     const double closed = alg->cost(&compose_models[m], &prob, &params);
                     const double priced = cs_price_critical_path(&compose_models[m], scheds, p, map.ppn, NULL);
-                    ck_assert_msg(priced > 0 && closed >= 0.6 * priced && closed <= 1.3 * priced,
+                    ck_assert_msg(priced > 0 && closed >= 0.6 * priced && closed <= (a == 2 ? 1.5 : 1.3) * priced,
                                   "%s p=%d ppn=%d count=%zu model %d: closed form %g, pricer %g (%.3f)", alg->name, p,
                                   map.ppn, counts[c], m, closed, priced, closed / priced);
                 }

@@ -62,14 +62,12 @@ static void cs_compose_step(cs_sched *s, const cs_step *st, const int *peer, con
     }
 }
 
-void cs_compose_append(cs_sched *s, const cs_sched *sub, int rounds, const int *peer, const cs_compose_at *at,
-                       int bcast, size_t len)
+/* Rounds r0 .. r1 - 1 of sub as ours (forward), or all backwards as a broadcast. */
+static void cs_compose_rounds(cs_sched *s, const cs_sched *sub, int r0, int r1, const int *peer,
+                              const cs_compose_at *at, int bcast, size_t len)
 {
-    const int pad = rounds - sub->nrounds;
-    for (int i = 0; bcast && i < pad; i++)
-        cs_sched_round(s);
-    for (int k = 0; k < sub->nrounds; k++) {
-        const int r = bcast ? sub->nrounds - 1 - k : k;
+    for (int k = r0; k < r1; k++) {
+        const int r = bcast ? r1 - 1 - (k - r0) : k;
         cs_sched_round(s);
         for (size_t i = sub->round_start[r]; i < cs_sched_round_end(sub, r); i++) {
             const cs_step *st = &sub->steps[i];
@@ -82,13 +80,27 @@ void cs_compose_append(cs_sched *s, const cs_sched *sub, int rounds, const int *
                 cs_sched_send(s, peer[st->peer], data.buf, data.off, len);
         }
     }
-    for (int i = 0; !bcast && i < pad; i++)
-        cs_sched_round(s);
     for (int b = CS_BUF_TMP0; !bcast && b <= CS_BUF_TMP1; b++)
         if (sub->tmp_bytes[b - CS_BUF_TMP0])
             cs_sched_scratch(s, at[b].buf, at[b].off + sub->tmp_bytes[b - CS_BUF_TMP0]);
     if (sub->error && !s->error)
         s->error = sub->error;
+}
+
+void cs_compose_append(cs_sched *s, const cs_sched *sub, int rounds, const int *peer, const cs_compose_at *at,
+                       int bcast, size_t len)
+{
+    const int pad = rounds - sub->nrounds;
+    for (int i = 0; bcast && i < pad; i++)
+        cs_sched_round(s);
+    cs_compose_rounds(s, sub, 0, sub->nrounds, peer, at, bcast, len);
+    for (int i = 0; !bcast && i < pad; i++)
+        cs_sched_round(s);
+}
+
+void cs_compose_append_range(cs_sched *s, const cs_sched *sub, int r0, int r1, const int *peer, const cs_compose_at *at)
+{
+    cs_compose_rounds(s, sub, r0, r1 < sub->nrounds ? r1 : sub->nrounds, peer, at, 0, 0);
 }
 
 int cs_compose_tree_rounds(int n, int r)
@@ -99,9 +111,9 @@ int cs_compose_tree_rounds(int n, int r)
     return rounds;
 }
 
-cs_model cs_compose_model_leaders(const cs_model *model)
+cs_model cs_compose_model_off(const cs_model *model, long senders)
 {
-    cs_model at = cs_model_off_node(model, 1);
+    cs_model at = cs_model_off_node(model, senders);
     at.node_levels = 0;
     at.beta_link = 0.0;
     return at;
@@ -155,6 +167,32 @@ const cs_alg *cs_compose_sub(cs_coll coll, const cs_params *params)
     return params->sub > 0 && params->sub < n ? table[params->sub] : NULL;
 }
 
+double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *params)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(sub->coll, &n);
+    double best = INFINITY;
+    params->sub = 0;
+    for (int i = 1; i < n; i++) {
+        const cs_alg *alg = table[i];
+        cs_params tuned;
+        if (!alg->build || !alg->cost || alg->rules_only || (alg->requires & CS_REQ_NODES) ||
+            cs_select_restriction(alg, sub))
+            continue;
+        cs_params_init(&tuned);
+        if (alg->tune)
+            alg->tune(off, sub, &tuned);
+        const double t = alg->cost(off, sub, &tuned);
+        if (t < best) {
+            best = t;
+            tuned.node_radix = params->node_radix;
+            *params = tuned;
+            params->sub = i;
+        }
+    }
+    return best;
+}
+
 void cs_compose_tune(const cs_model *model, const cs_problem *prob, cs_coll coll, int bcast, cs_params *params)
 {
     static const int radices[] = {2, 3, 4, 8};
@@ -171,28 +209,14 @@ void cs_compose_tune(const cs_model *model, const cs_problem *prob, cs_coll coll
             radix = radices[i];
         }
     }
-    const cs_model off = cs_compose_model_leaders(model);
+    const cs_model off = cs_compose_model_off(model, 1);
     const cs_problem sub = cs_compose_leaders_problem(prob, coll);
-    int n;
-    const cs_alg *const *table = cs_alg_table(coll, &n);
-    cs_params chosen = *params;
-    best = INFINITY;
-    for (int i = 1; i < n; i++) {
-        const cs_alg *alg = table[i];
-        cs_params tuned;
-        if (!alg->build || !alg->cost || alg->rules_only || (alg->requires & CS_REQ_NODES) ||
-            cs_select_restriction(alg, &sub))
-            continue;
-        cs_params_init(&tuned);
-        if (alg->tune)
-            alg->tune(&off, &sub, &tuned);
-        const double t = alg->cost(&off, &sub, &tuned);
-        if (t < best) {
-            best = t;
-            chosen = tuned;
-            chosen.sub = i;
-        }
-    }
-    *params = chosen;
     params->node_radix = radix;
+    cs_compose_pick(&off, &sub, params);
+}
+
+int cs_compose_even(const cs_problem *prob)
+{
+    const int nodes = cs_compose_nodes(prob);
+    return prob->ppn > 1 || (nodes > 0 && prob->p % nodes == 0 && cs_compose_largest(prob) == prob->p / nodes);
 }

@@ -57,13 +57,18 @@ typedef struct cs_compose_at {
 void cs_compose_append(cs_sched *s, const cs_sched *sub, int rounds, const int *peer, const cs_compose_at *at,
                        int bcast, size_t len);
 
+/* Rounds r0 .. r1 - 1 of sub appended forward as cs_compose_append does, no padding. */
+void cs_compose_append_range(cs_sched *s, const cs_sched *sub, int r0, int r1, const int *peer,
+                             const cs_compose_at *at);
+
 /* Rounds of the k-nomial reduce tree of radix r over n ranks (its last,
  * the forward to a root other than 0, included). */
 int cs_compose_tree_rounds(int n, int r);
 
-/* The node level's model: on the node (cs_model_on_node). The leaders' row
- * sees one level, one sender a node (cs_model_off_node). */
-cs_model cs_compose_model_leaders(const cs_model *model);
+/* The model of a row run across nodes: one level, `senders` of a node's
+ * ranks sending off it at once (cs_model_off_node); the node level's is
+ * cs_model_on_node. */
+cs_model cs_compose_model_off(const cs_model *model, long senders);
 
 /* The sub-problem of the leaders (p' = nodes, in place, the root's node's
  * leader its root), and of a node of n members reducing to its leader. */
@@ -79,6 +84,14 @@ cs_problem cs_compose_node_problem(const cs_problem *prob, int n, unsigned inpla
  * Without a node map of 1 < nodes < p: params->sub stays 0.
  */
 void cs_compose_tune(const cs_model *model, const cs_problem *prob, cs_coll coll, int bcast, cs_params *params);
+
+/* The cheapest row of ours for sub (not a composition, not rules_only, its
+ * restrictions met) under off, tuned by its tune: its parameters into
+ * params (node_radix kept), its index in params->sub (0: none); its price. */
+double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *params);
+
+/* Do all nodes hold the same number of ranks (CS_REQ_NODE_EVEN)? */
+int cs_compose_even(const cs_problem *prob);
 
 /* The leaders' row of tuned params (NULL where none). */
 const cs_alg *cs_compose_sub(cs_coll coll, const cs_params *params);

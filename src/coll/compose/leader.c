@@ -128,7 +128,7 @@ double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, con
     if (!lead)
         return INFINITY;
     const int allreduce = prob->coll == CS_COLL_ALLREDUCE, r = params.node_radix >= 2 ? params.node_radix : 2;
-    const cs_model off = cs_compose_model_leaders(model), on = cs_model_on_node(model);
+    const cs_model off = cs_compose_model_off(model, 1), on = cs_model_on_node(model);
     const cs_problem lp = cs_compose_leaders_problem(prob, prob->coll);
     double t = cs_compose_node_cost(model, prob, prob->ppn > 1 ? prob->ppn : cs_compose_largest(prob), r, allreduce) +
                lead->cost(&off, &lp, &params);
