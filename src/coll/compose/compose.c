@@ -4,6 +4,7 @@
  * the node tree and of the leaders' row.
  */
 #include <math.h>
+#include <mpi.h>
 #include <stdlib.h>
 
 #include "coll/compose/compose.h"
@@ -219,4 +220,20 @@ int cs_compose_even(const cs_problem *prob)
 {
     const int nodes = cs_compose_nodes(prob);
     return prob->ppn > 1 || (nodes > 0 && prob->p % nodes == 0 && cs_compose_largest(prob) == prob->p / nodes);
+}
+
+int cs_compose_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s, cs_compose_phases phases)
+{
+    const cs_alg *across = cs_compose_sub(prob->coll, params);
+    if (!across || !cs_compose_applies(prob))
+        return s->error = MPI_ERR_INTERN;
+    int *ranks = malloc((size_t)(prob->p + cs_compose_nodes(prob)) * sizeof *ranks);
+    if (!ranks)
+        return s->error = MPI_ERR_NO_MEM;
+    cs_sched sub;
+    cs_sched_init(&sub);
+    phases(prob, params, rank, across, ranks, s, &sub);
+    cs_sched_free(&sub);
+    free(ranks);
+    return s->error;
 }

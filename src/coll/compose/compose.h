@@ -93,6 +93,15 @@ double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *pa
 /* Do all nodes hold the same number of ranks (CS_REQ_NODE_EVEN)? */
 int cs_compose_even(const cs_problem *prob);
 
+/* A composition's phases for one rank: `across` its row across nodes,
+ * ranks room for p + nodes ints, sub a schedule to build phases into. */
+typedef void (*cs_compose_phases)(const cs_problem *prob, const cs_params *params, int rank, const cs_alg *across,
+                                  int *ranks, cs_sched *s, cs_sched *sub);
+
+/* A composition's build: the row across nodes of params (prob->coll's
+ * table), the memory, then the phases; an MPI error code. */
+int cs_compose_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s, cs_compose_phases phases);
+
 /* The leaders' row of tuned params (NULL where none). */
 const cs_alg *cs_compose_sub(cs_coll coll, const cs_params *params);
 

@@ -18,7 +18,6 @@
  */
 #include <math.h>
 #include <mpi.h>
-#include <stdlib.h>
 
 #include "coll/compose/compose.h"
 #include "coll/compose/leader.h"
@@ -103,18 +102,7 @@ static void cs_leader_phases(const cs_problem *prob, const cs_params *params, in
 
 int cs_compose_leader_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
 {
-    const cs_alg *lead = cs_compose_sub(prob->coll, params);
-    if (!lead || !cs_compose_applies(prob))
-        return s->error = MPI_ERR_INTERN;
-    int *ranks = malloc((size_t)(prob->p + cs_compose_nodes(prob)) * sizeof *ranks);
-    if (!ranks)
-        return s->error = MPI_ERR_NO_MEM;
-    cs_sched sub;
-    cs_sched_init(&sub);
-    cs_leader_phases(prob, params, rank, lead, ranks, s, &sub);
-    cs_sched_free(&sub);
-    free(ranks);
-    return s->error;
+    return cs_compose_build(prob, params, rank, s, cs_leader_phases);
 }
 
 double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, const cs_params *given)

@@ -32,7 +32,6 @@
  */
 #include <math.h>
 #include <mpi.h>
-#include <stdlib.h>
 
 #include "coll/compose/compose.h"
 
@@ -141,18 +140,7 @@ static void cs_multileader_phases(const cs_problem *prob, const cs_params *param
 
 static int cs_multileader_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
 {
-    const cs_alg *across = cs_compose_sub(CS_COLL_ALLREDUCE, params);
-    if (!across || !cs_compose_applies(prob))
-        return s->error = MPI_ERR_INTERN;
-    int *ranks = malloc((size_t)(prob->p + cs_compose_nodes(prob)) * sizeof *ranks);
-    if (!ranks)
-        return s->error = MPI_ERR_NO_MEM;
-    cs_sched sub;
-    cs_sched_init(&sub);
-    cs_multileader_phases(prob, params, rank, across, ranks, s, &sub);
-    cs_sched_free(&sub);
-    free(ranks);
-    return s->error;
+    return cs_compose_build(prob, params, rank, s, cs_multileader_phases);
 }
 
 const cs_alg cs_allreduce_multileader = {
