@@ -146,6 +146,7 @@ check-unit: $(B)/unit_tests $(TOOLS)
 check-mpi: $(LIB) $(TOOLS) $(PIECES_LIB) $(YIELD) $(FAULT) $(MPI_TESTS) $(F_TESTS)
 	MPIEXEC="$(MPIEXEC)" scripts/collshim-test-mpi $(B)
 	MPIEXEC="$(MPIEXEC)" tests/tools/check-node-map $(B)
+	MPIEXEC="$(MPIEXEC)" tests/tools/check-export $(B)
 
 # make check with the MPI tests' full matrix (scripts/collshim-test-mpi, COLLSHIM_TEST_FULL):
 # every p of the any-p sweeps up to 32, every (type, operator) pair at every p; about an hour on

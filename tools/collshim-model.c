@@ -6,6 +6,7 @@
  *        collshim-model --table1 | --spr-table1 | --spr-plan N
  *        collshim-model -p P --domain COLL:ALG
  *        collshim-model -p P --library COLL [--config FILE] [--bytes M[,M...]]
+ *        collshim-model --export mpich|openmpi [-p P] [--config FILE] [--base FILE] -o FILE
  *
  * For each message size: the four protocols of Rabenseifner and Träff 2004,
  * §3.5 (ring and elimination, latency- and bandwidth-optimal), as the paper
@@ -23,8 +24,11 @@
  * --library prices the MPI library's default algorithm for a collective
  * (select/library.c: the choice of model.library, MPICH 4.0.2's unless
  * the configuration names another, as select prices it against ours) per
- * size.
+ * size. --export writes the library's own tuning file for allreduce,
+ * alltoall and reduce from the model (tools/model/export.c) and says on
+ * stdout where collshim's own algorithms would gain over it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -36,6 +40,7 @@
 #include "config/config.h"
 #include "calibrate/sizes.h"
 #include "cs_tool.h"
+#include "model/export.h"
 #include "select/library.h"
 #include "model/protocols.h"
 #include "select/select.h"
@@ -49,6 +54,7 @@ static void cs_usage(FILE *f)
                "       collshim-model --table1 | --spr-table1 | --spr-plan N\n"
                "       collshim-model -p P --domain COLL:ALG\n"
                "       collshim-model -p P --library COLL [--config FILE] [--bytes M[,M...]]\n"
+               "       collshim-model --export mpich|openmpi [-p P] [--config FILE] [--base FILE] -o FILE\n"
                "Predicted times of allreduce at p under the model: the four protocols of Rabenseifner and\n"
                "Traeff 2004 (section 3.5) and collshim's algorithms with their tuned parameters.\n"
                "\n"
@@ -70,6 +76,14 @@ static void cs_usage(FILE *f)
                "                   a sum; alltoall: bytes per destination); under library openmpi, the\n"
                "                   algorithm OMPI_MCA_coll_tuned_COLL_algorithm forces where\n"
                "                   OMPI_MCA_coll_tuned_use_dynamic_rules is set, as Open MPI runs it\n"
+               "  --export LIB     write the library's tuning file for allreduce, alltoall and reduce: per band\n"
+               "                   of p (2 to P, default 64; past it the library's own) and size, its algorithm\n"
+               "                   the model prices cheapest; mpich: MPICH 4.0's JSON selection\n"
+               "                   (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE), openmpi: Open MPI 4.1's\n"
+               "                   dynamic rules (coll_tuned_dynamic_rules_filename). Prints where collshim's\n"
+               "                   own algorithms would gain over the file (the model's ratio)\n"
+               "  -o FILE          the file --export writes\n"
+               "  --base FILE      MPICH's tree for the other collectives (default: libmpich's built-in)\n"
                "  -h, --help       this text\n" CS_TOOL_EXIT_STATUS);
 }
 
@@ -327,6 +341,46 @@ static int cs_print_domain(const char *spec, int maxp)
     return 0;
 }
 
+/* --export: the plan, the file, the report. */
+static int cs_export(const char *library, int pmax, const cs_config *cfg, const char *base, const char *path)
+{
+    const int lib = !strcmp(library, "mpich")     ? CS_LIBRARY_MPICH
+                    : !strcmp(library, "openmpi") ? CS_LIBRARY_OPENMPI
+                                                  : -1;
+    if (lib < 0)
+        return cs_tool_usage_error(cs_prog, "--export takes mpich or openmpi, got '%s'", library);
+    if (!path)
+        return cs_tool_usage_error(cs_prog, "--export needs -o FILE");
+    if (pmax < 2 || pmax > 4096)
+        return cs_tool_usage_error(cs_prog, "--export takes -p from 2 to 4096, got %d", pmax);
+    cs_export_plan plan;
+    char why[PATH_MAX + 200];
+    FILE *out = NULL;
+    int rc = CS_TOOL_EXIT_FAILED;
+    if (cs_export_plan_make(&cfg->model, lib, pmax, &plan) != 0)
+        snprintf(why, sizeof why, "out of memory");
+    else if (!(out = fopen(path, "w")))
+        snprintf(why, sizeof why, "%s: %s", path, strerror(errno));
+    else if ((lib == CS_LIBRARY_MPICH ? cs_export_write_mpich(&plan, base, out, why, sizeof why)
+                                      : cs_export_write_openmpi(&plan, out)) != 0)
+        snprintf(why + strlen(why), sizeof why - strlen(why), "%s", "");
+    else
+        rc = 0;
+    if (out && fclose(out) && !rc) {
+        snprintf(why, sizeof why, "%s: %s", path, strerror(errno));
+        rc = CS_TOOL_EXIT_FAILED;
+    }
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", cs_prog, why);
+        remove(path);
+    } else {
+        printf("# %s: %s's tuning file for p = 2 to %d under the model\n", path, library, pmax);
+        cs_export_report(&plan, cfg->model.margin, stdout);
+    }
+    cs_export_plan_free(&plan);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {
@@ -336,16 +390,17 @@ int main(int argc, char **argv)
         {"table1", no_argument, 0, 't'},         {"help", no_argument, 0, 'h'},
         {"window", required_argument, 0, 'w'},   {"spr-table1", no_argument, 0, 'T'},
         {"spr-plan", required_argument, 0, 'P'}, {"domain", required_argument, 0, 'D'},
-        {"library", required_argument, 0, 'L'},  {0, 0, 0, 0}};
+        {"library", required_argument, 0, 'L'},  {"export", required_argument, 0, 'E'},
+        {"base", required_argument, 0, 'B'},     {0, 0, 0, 0}};
     cs_config cfg;
     cs_config_error err;
     size_t sizes[64] = {8, 64, 512, 4096, 32768, 262144, 2097152};
     int nsizes = 7, p = 0, opt, wn = 0, wr = 0;
-    const char *domain = NULL, *library = NULL;
+    const char *domain = NULL, *library = NULL, *export = NULL, *output = NULL, *base = NULL;
 
     cs_config_defaults(&cfg);
     opterr = 0; /* its messages name argv[0]; ours name the tool */
-    while ((opt = getopt_long(argc, argv, ":p:h", longs, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":p:o:h", longs, NULL)) != -1) {
         switch (opt) {
         case 'p': {
             char *end;
@@ -378,6 +433,9 @@ int main(int argc, char **argv)
             break;
         case 'D': domain = optarg; break;
         case 'L': library = optarg; break;
+        case 'E': export = optarg; break;
+        case 'o': output = optarg; break;
+        case 'B': base = optarg; break;
         case 'h': cs_usage(stdout); return 0;
         case ':':
             /* getopt_long sets optopt to a long option's val too: name it as written */
@@ -390,6 +448,8 @@ int main(int argc, char **argv)
             return cs_tool_usage_error(cs_prog, "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (export)
+        return cs_export(export, p ? p : 64, &cfg, base, output);
     if (domain && p >= 1 && p <= 4096)
         return cs_print_domain(domain, p);
     if (domain && p > 4096)

@@ -48,6 +48,12 @@ const cs_config_doc cs_config_key_docs[] = {
      "library `MPI_Get_library_version` names, MPICH where it names neither. A file that names `mpich` loaded "
      "under Open MPI, or `openmpi` under MPICH, says so on stderr (one line, from rank 0) and the library that "
      "runs is priced; `COLLSHIM_LIBRARY` stands as given"},
+    {"model.library_rules", "a file",
+     "the tuning file the library runs under: MPICH's JSON selection "
+     "(`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`) or Open MPI's dynamic rules "
+     "(`coll_tuned_dynamic_rules_filename`), as `collshim-model --export` writes them; the library's algorithm "
+     "is priced as the file names it (docs/exporting.md). A file that cannot be read, or that the library would "
+     "not take, is said on stderr with its line and column, and the library's own decisions are priced"},
     {"alltoall", "a mapping", "how `MPI_Alltoall` is decided"},
     {"allreduce", "a mapping", "how `MPI_Allreduce` is decided"},
     {"reduce", "a mapping", "how `MPI_Reduce` is decided"},

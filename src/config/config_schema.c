@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "config/config_internal.h"
 #include "config/config_yaml.h"
+#include "select/library_rules.h"
 
 /* ---- mappings ------------------------------------------------------------- */
 
@@ -107,6 +108,26 @@ static int cs_set_library(cs_yaml *y, const cs_key *key, yaml_node_t *value, voi
 {
     CS_YAML_PARSE(y, value, path, "a library name",
                   cs_cfg_parse_library(s, &((cs_model *)obj)->library, why, sizeof why));
+    return 0;
+}
+
+/* model.library_rules: the file is read now; one that cannot be read is
+ * said on stderr and the library's own decisions are priced (not an error
+ * of the configuration: the library itself runs without the file then). */
+static int cs_set_library_rules(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    cs_model *model = obj;
+    cs_library_rules *rules;
+    char why[PATH_MAX + 256];
+    const char *s = cs_yaml_scalar(y, value, path, "a file");
+    if (!s)
+        return -1;
+    if (cs_library_rules_load(s, &rules, why, sizeof why) != 0) {
+        fprintf(stderr, "collshim: %s: %s; the library's own decisions are priced\n", path, why);
+        return 0;
+    }
+    cs_library_rules_free((cs_library_rules *)model->library_rules); /* the key given twice */
+    model->library_rules = rules;
     return 0;
 }
 
@@ -285,6 +306,7 @@ static const cs_key cs_model_keys[] = {
     {"rendezvous_from", cs_set_rendezvous_from, offsetof(cs_model, rendezvous_from), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
     {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},
+    {"library_rules", cs_set_library_rules, offsetof(cs_model, library_rules), 0, NULL},
 };
 static const cs_section cs_model_section = {"model", cs_model_keys, CS_NKEYS(cs_model_keys)};
 

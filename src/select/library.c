@@ -12,7 +12,11 @@
  * csel_json_autogen.c). m is count times the type's size:
  *
  *   alltoall   in place: pairwise sendrecv-replace           -> direct
- *              m <= 256 B and p >= 8: Bruck, radix 2          -> bruck:r=2
+ *              m <= 256 B and p >= 9: Bruck, radix 2          -> bruck:r=2
+ *                (the tree says "comm_size<8", but csel.c's search,
+ *                which decides past is_sendbuf_inplace, tests it as
+ *                p <= 8: at p = 8 MPICH runs scattered, 64 messages,
+ *                not Bruck's 24, as tests/tools/check-export counts)
  *              m <= 32 KiB: scattered, Isend/Irecv in batches  -> linear:w=32
  *                of 32 (MPIR_CVAR_ALLTOALL_THROTTLE)
  *              else pairwise                                   -> direct
@@ -69,9 +73,11 @@
  * binomial reduce).
  */
 #include <math.h>
+#include <string.h>
 
 #include "select/library.h"
 #include "select/library_rows.h"
+#include "select/library_rules.h"
 
 /* mpir/generic.json's allreduce "avg_msg_size<=8", reduce's "avg_msg_size<=2048" (SMPI's
  * copy of MPICH 3's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE for both), alltoall's 256 and 32768 */
@@ -146,22 +152,29 @@ static int cs_below(size_t bytes, size_t limit, int smpi)
     return smpi ? bytes < limit : bytes <= limit;
 }
 
+/* The algorithm an MPICH selection file names for prob, priced (-1: none, or not one we price). */
+static double cs_library_from_rules(const cs_model *model, const cs_problem *prob, const char **name)
+{
+    const char *mpir = model->library_rules ? cs_library_rules_mpich(model->library_rules, prob) : NULL;
+    return mpir ? cs_library_mpich_alg(model, prob, mpir, name) : -1.0;
+}
+
 static double cs_library_alltoall(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
 {
-    if ((prob->flags & CS_PROB_INPLACE) && !smpi) {
-        *name = "pairwise sendrecv-replace";
-        return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
-    }
-    if (cs_below(prob->bytes, CS_MPICH_ALLTOALL_SHORT, smpi) && prob->p >= 8) {
-        *name = "Bruck";
-        return cs_library_row(&cs_alltoall_bruck, model, prob, "r=2");
-    }
+    const double ruled = smpi ? -1.0 : cs_library_from_rules(model, prob, name);
+    if (ruled >= 0)
+        return ruled;
+    if ((prob->flags & CS_PROB_INPLACE) && !smpi)
+        return cs_library_mpich_alg(model, prob, "MPIR_Alltoall_intra_pairwise_sendrecv_replace", name);
+    if (cs_below(prob->bytes, CS_MPICH_ALLTOALL_SHORT, smpi) && prob->p >= (smpi ? 8 : 9))
+        return cs_library_mpich_alg(model, prob, "MPIR_Alltoall_intra_brucks", name);
     if (cs_below(prob->bytes, CS_MPICH_ALLTOALL_MEDIUM, smpi)) {
-        *name = smpi ? "scatter_dest" : "scattered";
-        return cs_library_row(&cs_alltoall_linear, model, prob, smpi ? "w=4" : "w=32");
+        if (!smpi)
+            return cs_library_mpich_alg(model, prob, "MPIR_Alltoall_intra_scattered", name);
+        *name = "scatter_dest";
+        return cs_library_row(&cs_alltoall_linear, model, prob, "w=4");
     }
-    *name = "pairwise";
-    return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
+    return cs_library_mpich_alg(model, prob, "MPIR_Alltoall_intra_pairwise", name);
 }
 
 /* SMPI's mpich selector: MPICH 3's rules (MPIR_Allreduce_intra_auto, MPIR_Reduce_intra_auto) */
@@ -263,30 +276,64 @@ static int cs_mpich_composed(const cs_model *model, const cs_problem *prob, cons
     return 1;
 }
 
-/* MPICH 4.0.2: MPIR's selection (mpir/generic.json) behind ch4's (ch4/generic.json), as above */
+double cs_library_mpich_alg(const cs_model *model, const cs_problem *prob, const char *mpir, const char **name)
+{
+    static const struct {
+        const char *mpir, *words;
+        const cs_alg *row;
+        const char *spec;
+        int folded;
+    } algs[] = {
+        {"MPIR_Allreduce_intra_recursive_doubling", "recursive doubling", &cs_allreduce_butterfly, "k=0", 1},
+        {"MPIR_Allreduce_intra_reduce_scatter_allgather", "reduce-scatter and allgather", &cs_allreduce_butterfly,
+         "b=0", 1},
+        {"MPIR_Reduce_intra_binomial", "binomial", &cs_reduce_binomial, NULL, 0},
+        {"MPIR_Reduce_intra_reduce_scatter_gather", "reduce-scatter and gather", &cs_reduce_butterfly, "b=0", 1},
+        {"MPIR_Alltoall_intra_brucks", "Bruck", &cs_alltoall_bruck, "r=2", 0},
+        {"MPIR_Alltoall_intra_scattered", "scattered", &cs_alltoall_linear, "w=32", 0},
+        {"MPIR_Alltoall_intra_pairwise", "pairwise", &cs_alltoall_direct, NULL, 0},
+        {"MPIR_Alltoall_intra_pairwise_sendrecv_replace", "pairwise sendrecv-replace", &cs_alltoall_direct, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
+        if (strcmp(mpir, algs[i].mpir) || algs[i].row->coll != prob->coll)
+            continue;
+        *name = algs[i].words;
+        if (algs[i].folded) /* to rank 0, then on to the root: composition_alpha */
+            return cs_library_folded(algs[i].row, model, prob, algs[i].spec);
+        cs_problem at = *prob;
+        if (prob->coll == CS_COLL_REDUCE && (prob->flags & CS_PROB_COMMUTATIVE) &&
+            prob->bytes <= CS_MPICH_SHORT_REDUCTION)
+            at.root = 0; /* composition_beta: the tree built around the root */
+        return cs_library_row(algs[i].row, model, &at, algs[i].spec);
+    }
+    return -1.0;
+}
+
+/* MPICH 4.0.2: MPIR's selection (mpir/generic.json, or the file the library
+ * runs under) behind ch4's (ch4/generic.json), as above */
 static double cs_library_reduction(const cs_model *model, const cs_problem *prob, const char **name)
 {
     double composed;
     if (cs_mpich_composed(model, prob, name, &composed))
         return composed;
+    const double ruled = cs_library_from_rules(model, prob, name);
+    if (ruled >= 0)
+        return ruled;
     const int pof2 = 1 << cs_floor_log2(prob->p);
     const int commutative = (prob->flags & CS_PROB_COMMUTATIVE) != 0;
     const int tree = !commutative || (prob->flags & CS_PROB_USER_OP) ||
                      cs_mpich_count_below_pof2(prob, pof2); /* "is_op_built_in=no", "count<pow2" */
-    if (prob->coll == CS_COLL_REDUCE) {
-        if (tree || prob->bytes <= CS_MPICH_SHORT_REDUCTION) {
-            *name = "binomial";
-            cs_problem at = *prob;
-            if (commutative && prob->bytes <= CS_MPICH_SHORT_REDUCTION)
-                at.root = 0; /* composition_beta: the tree built around the root */
-            return cs_library_row(&cs_reduce_binomial, model, &at, NULL);
-        }
-        *name = "reduce-scatter and gather"; /* to rank 0, then on to the root: composition_alpha */
-        return cs_library_folded(&cs_reduce_butterfly, model, prob, "b=0");
-    }
-    const int rd = tree || prob->bytes <= CS_MPICH_SHORT_ALLREDUCE;
-    *name = rd ? "recursive doubling" : "reduce-scatter and allgather";
-    return cs_library_folded(&cs_allreduce_butterfly, model, prob, rd ? "k=0" : "b=0");
+    if (prob->coll == CS_COLL_REDUCE)
+        return cs_library_mpich_alg(model, prob,
+                                    tree || prob->bytes <= CS_MPICH_SHORT_REDUCTION
+                                        ? "MPIR_Reduce_intra_binomial"
+                                        : "MPIR_Reduce_intra_reduce_scatter_gather",
+                                    name);
+    return cs_library_mpich_alg(model, prob,
+                                tree || prob->bytes <= CS_MPICH_SHORT_ALLREDUCE
+                                    ? "MPIR_Allreduce_intra_recursive_doubling"
+                                    : "MPIR_Allreduce_intra_reduce_scatter_allgather",
+                                name);
 }
 
 double cs_library_price(const cs_model *model, const cs_problem *prob, const char **name)

@@ -57,6 +57,7 @@
 #include <math.h>
 
 #include "select/library_rows.h"
+#include "select/library_rules.h"
 
 typedef struct cs_ompi_step {
     size_t below; /* message sizes up to here, exclusive; 0: every size left */
@@ -262,22 +263,32 @@ static int cs_ompi_forced(const cs_model *model, const cs_problem *prob, int smp
     return alg <= last[prob->coll] ? alg : 0; /* a number Open MPI 4.1 does not have: its tables */
 }
 
-/* What Open MPI runs for prob: the algorithm forced, else the table's. */
-static int cs_ompi_alg(const cs_model *model, const cs_problem *prob, int smpi, const cs_ompi_band *table)
+/* What Open MPI runs for prob: the rules file's choice (alg 0 there: none),
+ * the algorithm forced, else the table's; with the chain's fan-out (a rule's,
+ * coll_tuned_reduce_algorithm_chain_fanout's 4 when forced, the tables' 1). */
+typedef struct cs_ompi_pick {
+    int alg, fanout;
+} cs_ompi_pick;
+
+static cs_ompi_pick cs_ompi_alg(const cs_model *model, const cs_problem *prob, int smpi, const cs_ompi_band *table)
 {
+    static const int last[CS_COLL_LAST] = {[CS_COLL_ALLTOALL] = 5, [CS_COLL_ALLREDUCE] = 6, [CS_COLL_REDUCE] = 7};
+    int fanout = 0, segsize;
+    const int ruled =
+        smpi || !model->library_rules ? 0 : cs_library_rules_openmpi(model->library_rules, prob, &fanout, &segsize);
+    if (ruled > 0 && ruled <= last[prob->coll]) /* segments: priced unsegmented */
+        return (cs_ompi_pick){ruled, fanout > 0 ? fanout : 4};
     const int forced = cs_ompi_forced(model, prob, smpi);
-    return forced ? forced : cs_ompi_choose(table, prob->p, prob->bytes);
+    return forced ? (cs_ompi_pick){forced, 4} : (cs_ompi_pick){cs_ompi_choose(table, prob->p, prob->bytes), 1};
 }
 
-static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, int alg, int smpi, const char **name)
+static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, int alg, int fanout, int smpi,
+                                 const char **name)
 {
     const cs_problem at_root = cs_ompi_at_root(prob);
     switch (alg) {
     case 2:
-    case 3:
-        *name = alg == 2 ? "chain" : "pipeline";
-        /* the forced chain's fanout is coll_tuned_reduce_algorithm_chain_fanout's 4, the tables' 1 */
-        return cs_ompi_chain(model, prob, alg == 2 && cs_ompi_forced(model, prob, smpi) ? 4 : 1);
+    case 3: *name = alg == 2 ? "chain" : "pipeline"; return cs_ompi_chain(model, prob, alg == 2 ? fanout : 1);
     case 4: *name = "binary tree"; return cs_ompi_binary(model, prob);
     case 6: *name = "in-order binary tree"; return cs_ompi_in_order_binary(model, prob);
     case 5: *name = "binomial"; return cs_library_row(&cs_reduce_binomial, model, &at_root, NULL);
@@ -292,18 +303,25 @@ static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, 
     }
 }
 
-static double cs_ompi_reduce_price(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+static double cs_ompi_reduce_price(const cs_model *model, const cs_problem *prob, int smpi, const cs_ompi_pick *given,
+                                   const char **name)
 {
     const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
-    const int alg = cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative);
-    return cs_ompi_reduce_alg(model, prob, alg, smpi, name);
+    const cs_ompi_pick pick =
+        given ? *given
+              : cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative);
+    return cs_ompi_reduce_alg(model, prob, pick.alg, pick.fanout, smpi, name);
 }
 
-static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, int smpi, const cs_ompi_pick *given,
+                                const char **name)
 {
     const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
     const int p = prob->p, pof2 = 1 << cs_floor_log2(p);
-    int alg = cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative);
+    int alg =
+        given ? given->alg
+              : cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative)
+                    .alg;
     if ((alg == 4 || alg == 5) && prob->count < (size_t)p)
         alg = 3; /* the ring's own fallback (it does not ask whether the operator commutes) */
     if (alg == 6 && (!commutative || prob->count < (size_t)pof2))
@@ -322,8 +340,8 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
         cs_model bcast = *model;
         bcast.gamma = 0.0;
         *name = alg == 1 ? "linear reduce and broadcast" : "reduce and broadcast";
-        const double t = alg == 1 ? cs_ompi_reduce_alg(model, &reduce, 1, smpi, &how)
-                                  : cs_ompi_reduce_price(model, &reduce, smpi, &how);
+        const double t = alg == 1 ? cs_ompi_reduce_alg(model, &reduce, 1, 1, smpi, &how)
+                                  : cs_ompi_reduce_price(model, &reduce, smpi, NULL, &how);
         if (smpi)
             return t + cs_library_row(&cs_reduce_binomial, &bcast, &reduce, NULL);
         return t +
@@ -343,24 +361,37 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
     }
 }
 
-static double cs_ompi_alltoall(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+static double cs_ompi_alltoall(const cs_model *model, const cs_problem *prob, int smpi, const cs_ompi_pick *given,
+                               const char **name)
 {
     if ((prob->flags & CS_PROB_INPLACE) && !smpi) {
         *name = "in-place sendrecv-replace";
         return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
     }
-    switch (cs_ompi_alg(model, prob, smpi, cs_ompi_alltoall_table)) {
+    switch (given ? given->alg : cs_ompi_alg(model, prob, smpi, cs_ompi_alltoall_table).alg) {
     case 2: *name = "pairwise"; return cs_library_row(&cs_alltoall_direct, model, prob, NULL);
     case 3: *name = "modified Bruck"; return cs_library_row(&cs_alltoall_bruck, model, prob, "r=2");
     default: *name = "linear"; return cs_library_row(&cs_alltoall_linear, model, prob, NULL);
     }
 }
 
-double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+static double cs_ompi_price(const cs_model *model, const cs_problem *prob, int smpi, const cs_ompi_pick *given,
+                            const char **name)
 {
     switch (prob->coll) {
-    case CS_COLL_ALLTOALL: return cs_ompi_alltoall(model, prob, smpi, name);
-    case CS_COLL_ALLREDUCE: return cs_ompi_allreduce(model, prob, smpi, name);
-    default: return cs_ompi_reduce_price(model, prob, smpi, name);
+    case CS_COLL_ALLTOALL: return cs_ompi_alltoall(model, prob, smpi, given, name);
+    case CS_COLL_ALLREDUCE: return cs_ompi_allreduce(model, prob, smpi, given, name);
+    default: return cs_ompi_reduce_price(model, prob, smpi, given, name);
     }
+}
+
+double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
+{
+    return cs_ompi_price(model, prob, smpi, NULL, name);
+}
+
+double cs_library_openmpi_alg(const cs_model *model, const cs_problem *prob, int alg, int fanout, const char **name)
+{
+    const cs_ompi_pick given = {alg, fanout > 0 ? fanout : 4};
+    return cs_ompi_price(model, prob, 0, &given, name);
 }

@@ -25,6 +25,15 @@ double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_prob
  * alpha + 2o, (p - 1)/p m a phase; model without gamma. */
 double cs_library_bcast_scatter(const cs_model *model, const cs_problem *prob, int ring);
 
+/* MPICH's MPIR algorithm named mpir ("MPIR_Allreduce_intra_recursive_doubling")
+ * for prob, as MPICH 4.0.2 runs it: its price and its name in words; -1: not
+ * one of prob's collective we price (select/library_rules.c lists them). */
+double cs_library_mpich_alg(const cs_model *model, const cs_problem *prob, const char *mpir, const char **name);
+
+/* Open MPI 4.1's algorithm number alg of prob's collective (fanout: the
+ * chain's, 0: its default), as coll/base runs it, with its fallbacks. */
+double cs_library_openmpi_alg(const cs_model *model, const cs_problem *prob, int alg, int fanout, const char **name);
+
 /* Open MPI 4.1's fixed decisions (smpi 0), or SimGrid 3.32 SMPI's ompi
  * selector, which copies them and runs its own algorithms (smpi 1). */
 double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name);

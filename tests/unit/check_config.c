@@ -240,7 +240,7 @@ static const struct bad_case {
      0},
     {"bad_nested_key.yaml", 3, 3,
      "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, beta_link, "
-     "ranks_per_node, placement, rendezvous_from, margin, library)",
+     "ranks_per_node, placement, rendezvous_from, margin, library, library_rules)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},

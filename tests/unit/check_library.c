@@ -126,7 +126,8 @@ static const struct {
      * inclusive, SMPI's copies exclusive; Open MPI 4.1's bands of p and size, and the fallbacks it
      * takes where an algorithm cannot run. */
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 4, 100, 1, 0, "scattered"},
-    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 256, 1, 0, "Bruck"},
+    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 256, 1, 0, "scattered"}, /* csel.c's search: "comm_size<8" as <= */
+    {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 9, 256, 1, 0, "Bruck"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "scattered"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 32769, 1, 0, "pairwise"},
     {CS_LIBRARY_MPICH, CS_COLL_ALLTOALL, 8, 8, 1, I, "pairwise sendrecv-replace"},
@@ -136,7 +137,7 @@ static const struct {
     {CS_LIBRARY_MPICH, CS_COLL_ALLREDUCE, 8, 1 << 18, 4, 0, "recursive doubling"},
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 512, 4, C, "binomial"},
     {CS_LIBRARY_MPICH, CS_COLL_REDUCE, 8, 1024, 4, C, "reduce-scatter and gather"},
-    {CS_LIBRARY_AUTO, CS_COLL_ALLTOALL, 8, 256, 1, 0, "Bruck"},
+    {CS_LIBRARY_AUTO, CS_COLL_ALLTOALL, 9, 256, 1, 0, "Bruck"},
     {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 255, 1, 0, "Bruck"},
     {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 256, 1, 0, "scatter_dest"},
     {CS_LIBRARY_SMPI_MPICH, CS_COLL_ALLTOALL, 8, 32768, 1, 0, "pairwise"},
