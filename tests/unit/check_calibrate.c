@@ -795,6 +795,7 @@ START_TEST(test_write_every_key)
     cfg.model.alpha_node = 2e-7;
     cfg.model.beta_node = 5e-11;
     cfg.model.ranks_per_node = 8; /* a fat tree's leaf */
+    cfg.model.beta_core = 8e-10;  /* a backbone: written only where there is one */
     cfg.model.rendezvous_from = 1;  /* SimGrid's: every message */
     load_written(&cfg, &back, text, sizeof text);
     ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
