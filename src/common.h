@@ -107,6 +107,12 @@ typedef struct cs_model {
      * messages its ranks send (receive) off the node at once share; 0: each
      * rank's own link, beta, is all (cs_model_at_level). */
     double beta_link;
+    /* Seconds per byte through the network's core, which every message
+     * between nodes crosses (a backbone, an oversubscribed tree level),
+     * shared by all the communicator's messages off their nodes at once;
+     * without a node map every message between two ranks is between nodes
+     * (a rank a host). 0: full bisection, no such term (cs_model_through_core). */
+    double beta_core;
     /* Ranks a node holds as the network groups them: world ranks
      * ranks_per_node*j .. ranks_per_node*j + ranks_per_node - 1 form node j
      * (a leaf switch's hosts, where each rank has a host of its own); 0: the
@@ -211,7 +217,7 @@ static inline int cs_model_rendezvous(const cs_model *model, size_t bytes)
  * or a node's link)? */
 static inline int cs_model_nodes(const cs_model *model, const cs_problem *prob)
 {
-    return prob->ppn > 1 && (model->node_levels || model->beta_link > 0.0);
+    return prob->ppn > 1 && (model->node_levels || model->beta_link > 0.0 || model->beta_core > 0.0);
 }
 
 /* Does the model see nodes that are not blocks of one size (uneven nodes,
@@ -220,7 +226,8 @@ static inline int cs_model_nodes(const cs_model *model, const cs_problem *prob)
  * (coll.h, cs_alg_cost_within). */
 static inline int cs_model_map_uneven(const cs_model *model, const cs_problem *prob)
 {
-    return prob->node && prob->ppn < 1 && prob->nodes < prob->p && (model->node_levels || model->beta_link > 0.0);
+    return prob->node && prob->ppn < 1 && prob->nodes < prob->p &&
+           (model->node_levels || model->beta_link > 0.0 || model->beta_core > 0.0);
 }
 
 /* A message within a node: alpha_node and beta_node, where the model has them. */
@@ -243,6 +250,27 @@ static inline cs_model cs_model_off_node(const cs_model *model, long senders)
     if ((double)senders * model->beta_link > at.beta)
         at.beta = (double)senders * model->beta_link;
     return at;
+}
+
+/* A message through the network's core while `total` ranks of the whole
+ * communicator send off their nodes at once: per byte the larger of the
+ * model's beta and their aggregate through the core, total * beta_core
+ * (bit for bit the model where beta_core is 0). */
+static inline cs_model cs_model_through_core(const cs_model *model, long total)
+{
+    cs_model at = *model;
+    if ((double)total * model->beta_core > at.beta)
+        at.beta = (double)total * model->beta_core;
+    return at;
+}
+
+/* A message off the node, `senders` of the node's ranks and `total` of the
+ * whole communicator's sending off their nodes at once: the node's link
+ * (cs_model_off_node), then the core (cs_model_through_core). */
+static inline cs_model cs_model_off_nodes(const cs_model *model, long senders, long total)
+{
+    const cs_model link = cs_model_off_node(model, senders);
+    return cs_model_through_core(&link, total);
 }
 
 /* Does an instance of f members stride ranks apart lie within a node (its
@@ -268,14 +296,30 @@ static inline cs_model cs_model_hop(const cs_model *model, const cs_problem *pro
  * lies within a node (stride * f divides ppn) is on the node; else off it,
  * with as many of the node's ranks sending at once as play the same role:
  * every one where stride is a multiple of ppn (they all have the same digit
- * at the level), else min(stride, ppn). Where a level is in part on the
- * node, the part off it: the slower.
+ * at the level), else min(stride, ppn); through the network's core
+ * (model.beta_core), that many of every node's ranks at once, the level's
+ * senders over the whole communicator (where the model sees no nodes every
+ * rank is a node of its own: all p). Where a level is in part on the node,
+ * the part off it: the slower. cs_model_at_level_of: at most `sending`
+ * ranks of the communicator through the core (a one-way round's senders;
+ * 0: all that play the level's role).
  */
+static inline cs_model cs_model_at_level_of(const cs_model *model, const cs_problem *prob, long stride, int f,
+                                            long sending)
+{
+    const long ppn = prob->ppn, p = sending > 0 && sending < prob->p ? sending : prob->p;
+    if (!cs_model_nodes(model, prob)) /* a rank a node: all p through the core */
+        return cs_model_through_core(model, p);
+    if (cs_level_on_node(prob, stride, f))
+        return cs_model_on_node(model);
+    const long senders = stride % ppn == 0 || stride > ppn ? ppn : stride;
+    const long total = senders * ((prob->p + ppn - 1) / ppn);
+    return cs_model_off_nodes(model, senders, total < p ? total : p);
+}
+
 static inline cs_model cs_model_at_level(const cs_model *model, const cs_problem *prob, long stride, int f)
 {
-    const long ppn = prob->ppn;
-    return cs_model_hop(model, prob, cs_level_on_node(prob, stride, f),
-                        ppn < 1 ? 1 : stride % ppn == 0 ? ppn : stride < ppn ? stride : ppn);
+    return cs_model_at_level_of(model, prob, stride, f, 0);
 }
 
 #endif

@@ -23,6 +23,11 @@ const cs_config_doc cs_config_key_docs[] = {
      "a node's link to the network, which the messages its ranks send off it at once share (each rank then "
      "sees the larger of `beta` and its share); 0 (the default): not shared. Applies to a node's ranks "
      "whatever their numbers (model.placement); `collshim-calibrate --fit` measures it over nodes"},
+    {"model.beta_core", "seconds per byte, 0 to 1e9",
+     "the network's core, which every message between nodes crosses (a backbone, an oversubscribed level of a "
+     "tree): k ranks of a communicator sending off their nodes at once see the larger of `beta` and k "
+     "`beta_core` per byte; without nodes every rank is a node of its own. 0 (the default): full bisection. "
+     "`collshim-calibrate --fit` measures it, many pairs of nodes at once against one"},
     {"model.ranks_per_node", "a count of ranks, 0 to 1073741824",
      "what the model's node is: 0 (the default), the ranks that share memory (`MPI_COMM_TYPE_SHARED`); N, the "
      "blocks of N consecutive `MPI_COMM_WORLD` ranks, for a network that groups hosts (the hosts of one leaf "

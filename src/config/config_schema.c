@@ -301,6 +301,7 @@ static const cs_key cs_model_keys[] = {
     {"alpha_node", cs_set_node_cost, offsetof(cs_model, alpha_node), 0, NULL},
     {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
     {"beta_link", cs_set_cost, offsetof(cs_model, beta_link), 0, NULL},
+    {"beta_core", cs_set_cost, offsetof(cs_model, beta_core), 0, NULL},
     {"ranks_per_node", cs_set_ranks_per_node, offsetof(cs_model, ranks_per_node), 0, NULL},
     {"placement", cs_set_placement, offsetof(cs_model, cyclic), 0, NULL},
     {"rendezvous_from", cs_set_rendezvous_from, offsetof(cs_model, rendezvous_from), 0, NULL},

@@ -108,6 +108,8 @@ int cs_config_write(FILE *f, const cs_config *cfg)
         fprintf(f, "  alpha_node: %s\n  beta_node: %s\n", cs_write_double(d[5], mo->alpha_node),
                 cs_write_double(d[6], mo->beta_node));
     fprintf(f, "  beta_link: %s\n", cs_write_double(d[0], mo->beta_link));
+    if (mo->beta_core > 0.0)
+        fprintf(f, "  beta_core: %s\n", cs_write_double(d[0], mo->beta_core));
     fprintf(f, "  ranks_per_node: %d\n", mo->ranks_per_node);
     fprintf(f, "  placement: %s\n", mo->cyclic ? "cyclic" : "block");
     fprintf(f, "  rendezvous_from: %zu\n", mo->rendezvous_from);

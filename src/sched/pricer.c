@@ -7,7 +7,9 @@
  * A rank begins a round (BEGIN) before it posts (START) at the same instant,
  * after every other rank that begins one then: a rendezvous send posted
  * before its receiver has begun the round waits, parked on that (receiver,
- * round), until the receiver's BEGIN releases it.
+ * round), until the receiver's BEGIN releases it. A message between nodes
+ * also queues its bytes on the network's core, one FIFO for all of them
+ * (model->beta_core; cs_core_through).
  */
 #include <stdlib.h>
 
@@ -117,6 +119,7 @@ typedef struct cs_pricer {
     int nparked, parked_cap;
     double *finish;
     double *node_out, *node_in; /* per node: when its link is through what was queued on it */
+    double core_free;           /* when the network's core is through what was queued on it */
     cs_heap heap;
 } cs_pricer;
 
@@ -129,6 +132,26 @@ static int cs_same_node(const cs_pricer *pr, int a, int b)
 static int cs_crosses_link(const cs_pricer *pr, int a, int b)
 {
     return pr->node_out && pr->node[a] != pr->node[b];
+}
+
+/* Does a message from a to b cross the network's core (model->beta_core)?
+ * Between nodes where the pricer has a node map; without one, between any
+ * two ranks: each rank a host of its own, as the model's one level has it
+ * (the lab's Ethernet cluster, one rank a host behind one backbone). */
+static int cs_crosses_core(const cs_pricer *pr, int a, int b)
+{
+    return pr->model->beta_core > 0.0 && a != b && (!pr->node || pr->node[a] != pr->node[b]);
+}
+
+/* An arriving message's bytes through the core, one FIFO queue for every
+ * message between nodes, behind those that reached it before: when they
+ * are through (done: when they are through the links, at the latest). */
+static double cs_core_through(cs_pricer *pr, const cs_event *e, double done)
+{
+    if (!cs_crosses_core(pr, e->from, e->rank))
+        return done;
+    pr->core_free = (pr->core_free > e->t ? pr->core_free : e->t) + pr->model->beta_core * (double)e->bytes;
+    return pr->core_free > done ? pr->core_free : done;
 }
 
 /* The round's messages are all in: its local steps, then the next round. */
@@ -272,6 +295,7 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
         done = *out > done ? *out : done;
         done = *in > done ? *in : done;
     }
+    done = cs_core_through(pr, e, done);
     const size_t at = pr->first[e->rank] + (size_t)e->round;
     pr->got[at]++;
     if (done > pr->last[at])

@@ -2,6 +2,7 @@
  * Building schedules. Allocation failures are sticky in s->error so that the
  * algorithms read as straight-line rank arithmetic.
  */
+#include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,17 @@ static int cs_grow(void **items, size_t *cap, size_t need, size_t item_size)
     return 0;
 }
 
+/* A one-way round's beta off the node: p_beta_oneway, or where more is
+ * the core's share, p / 2d ranks through it at once, d the round's nearest
+ * peer off the node (a tree's round with children d apart: p / 2d parents). */
+static double cs_sched_oneway_beta(const cs_sched *s)
+{
+    if (!(s->price->beta_core > 0.0) || s->p_near_off < 1)
+        return s->p_beta_oneway;
+    const double core = (double)(s->p_size / (2 * s->p_near_off)) * s->price->beta_core;
+    return core > s->p_beta_oneway ? core : s->p_beta_oneway;
+}
+
 /* The open round on nodes: its messages off the node at the model of a
  * whole node's ranks sending at once (an exchange) or p_oneway of them,
  * those within it at the node's own; local steps as one level. */
@@ -53,7 +65,7 @@ static double cs_sched_price_round_nodes(const cs_sched *s)
     const cs_model *mo = s->price;
     const int sends_off = s->p_sends_off, recvs_off = s->p_recvs_off;
     const size_t sent_off = s->p_sent_off, recv_off = s->p_recv_off;
-    const double beta_off = sends_off && recvs_off ? s->p_beta_exchange : s->p_beta_oneway;
+    const double beta_off = sends_off && recvs_off ? s->p_beta_exchange : cs_sched_oneway_beta(s);
     return cs_sched_messages_cost(mo->overhead, s->p_alpha_on, s->p_beta_on, s->p_sends - sends_off,
                                    s->p_recvs - recvs_off, s->p_sent - sent_off, s->p_recv - recv_off) +
            cs_sched_messages_cost(mo->overhead, mo->alpha, beta_off, sends_off, recvs_off, sent_off, recv_off) +
@@ -74,6 +86,7 @@ static void cs_sched_price_flush(cs_sched *s)
     s->p_sends = s->p_recvs = 0;
     s->p_sent_off = s->p_recv_off = 0;
     s->p_sends_off = s->p_recvs_off = 0;
+    s->p_near_off = INT_MAX;
 }
 
 void cs_sched_price_start(cs_sched *s, const cs_model *model)
@@ -89,23 +102,42 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->p_node = NULL;
     s->p_sent_off = s->p_recv_off = 0;
     s->p_sends_off = s->p_recvs_off = 0;
+    s->p_near_off = INT_MAX;
+    s->p_size = 0;
+}
+
+/* cs_sched_price_node's beta off the node: in a round that exchanges, the
+ * node's ranks all sending off it (ppn; p / nodes rounded up on an uneven
+ * map; one where flat) and so every rank of the communicator through the
+ * core; in a one-way round `oneway` of the node's, and as many through the
+ * core (the other nodes' senders not counted: a lower bound, as a tree's
+ * later rounds have fewer). */
+static void cs_sched_price_core(cs_sched *s, const cs_problem *prob, int uneven, int flat, int oneway)
+{
+    const int senders = uneven ? (prob->p + prob->nodes - 1) / prob->nodes : flat ? 1 : prob->ppn;
+    if (flat) { /* a rank a node: no node's link, as cs_model_at_level */
+        s->p_beta_exchange = cs_model_through_core(s->price, prob->p).beta;
+        s->p_beta_oneway = cs_model_through_core(s->price, 1).beta;
+        return;
+    }
+    s->p_beta_exchange = cs_model_off_nodes(s->price, senders, prob->p).beta;
+    s->p_beta_oneway = cs_model_off_nodes(s->price, oneway, oneway).beta;
 }
 
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway)
 {
-    const int uneven = cs_model_map_uneven(s->price, prob);
-    if (!cs_model_nodes(s->price, prob) && !uneven)
+    const int uneven = cs_model_map_uneven(s->price, prob), flat = !cs_model_nodes(s->price, prob) && !uneven;
+    if (flat && !(s->price->beta_core > 0.0 && prob->p > 1))
         return;
     const cs_model on = cs_model_on_node(s->price);
     s->p_rank = rank;
-    s->p_ppn = uneven ? -1 : prob->ppn;
+    s->p_ppn = uneven ? -1 : flat ? 1 : prob->ppn; /* flat: a rank a node, every message through the core */
     s->p_node = uneven ? prob->node : NULL;
     s->p_mynode = uneven ? prob->node[rank] : 0;
     s->p_alpha_on = on.alpha;
     s->p_beta_on = on.beta;
-    s->p_beta_exchange =
-        cs_model_off_node(s->price, uneven ? (prob->p + prob->nodes - 1) / prob->nodes : prob->ppn).beta;
-    s->p_beta_oneway = cs_model_off_node(s->price, oneway < 1 ? 1 : oneway).beta;
+    s->p_size = prob->p;
+    cs_sched_price_core(s, prob, uneven, flat, oneway < 1 ? 1 : oneway);
 }
 
 double cs_sched_price_total(cs_sched *s)

@@ -72,6 +72,10 @@ typedef struct cs_sched {
     double p_alpha_on, p_beta_on, p_beta_exchange, p_beta_oneway;
     size_t p_sent_off, p_recv_off;
     int p_sends_off, p_recvs_off;
+    /* ... and the network's core (model.beta_core): the communicator's size,
+     * and the open round's nearest peer off the node, in ranks either way
+     * round (a one-way round's senders over the communicator: p / 2 that). */
+    int p_size, p_near_off;
 } cs_sched;
 
 void cs_sched_init(cs_sched *s);
@@ -92,6 +96,11 @@ static inline void cs_sched_price_message(cs_sched *s, int send, int peer, size_
 {
     const int off =
         s->p_ppn && (s->p_ppn > 0 ? peer / s->p_ppn != s->p_rank / s->p_ppn : s->p_node[peer] != s->p_mynode);
+    if (off) {
+        const int d = peer > s->p_rank ? peer - s->p_rank : s->p_rank - peer;
+        const int near = 2 * d > s->p_size ? s->p_size - d : d;
+        s->p_near_off = near < s->p_near_off ? near : s->p_near_off;
+    }
     if (send) {
         s->p_sent += len;
         s->p_sends++;
@@ -186,7 +195,10 @@ double cs_sched_price_total(cs_sched *s);
  * node's ranks sending at once as prob->ppn in a round that exchanges (on
  * a map of uneven nodes, cs_model_map_uneven: p / nodes rounded up),
  * `oneway` in one that only sends or receives; one within it alpha_node
- * and beta_node (cs_model_at_level). */
+ * and beta_node (cs_model_at_level). Through the network's core
+ * (model.beta_core; where the model sees no nodes, a rank a node): in a
+ * round that exchanges every rank of the communicator at once, in a one-way
+ * round p / 2d of them, d the nearest peer off the node (a tree's round). */
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway);
 
 /* A round's messages at one alpha and beta: o per post, alpha per message

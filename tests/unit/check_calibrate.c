@@ -586,6 +586,34 @@ static void print_verify(FILE *f, const void *cells)
     cs_cal_verify_print(f, cells, 3);
 }
 
+/* The network's core from synthetic ping-pongs: 48 pairs of hosts at once
+ * behind one 1.25 GB/s backbone, each 125 MB/s alone (the lab's Ethernet
+ * cluster): each pair then gets 1.25 GB/s / 48, 3.84e-8 s/B, so 8e-10 per
+ * byte of the aggregate; within 10% of one pair's (a fat tree's full
+ * bisection, noise), none; fewer than two pairs, nothing to tell. The pairs:
+ * the nodes' first ranks, node i with node i + n/2. */
+START_TEST(test_core_beta)
+{
+    ck_assert(fabs(cs_cal_core_beta(8e-9, 48 * 8e-10, 48) - 8e-10) < 1e-22);
+    ck_assert(cs_cal_core_beta(8e-9, 8.5e-9, 48) == 0.0);
+    ck_assert(cs_cal_core_beta(8e-9, 3e-8, 1) == 0.0);
+    ck_assert(cs_cal_core_beta(8e-9, 8e-9 * 1.11, 2) > 0.0);
+    /* 10 ranks, nodes of 2 (first ranks 0, 2, 4, 6, 8): 0-4, 2-6; 8 waits with the others */
+    int node_of[10], scratch[10], peer[10];
+    for (int r = 0; r < 10; r++)
+        node_of[r] = r / 2 * 2;
+    ck_assert_int_eq(cs_cal_core_pairs(node_of, 10, scratch, peer), 2);
+    const int want[10] = {4, -1, 6, -1, 0, -1, 2, -1, -1, -1};
+    for (int r = 0; r < 10; r++)
+        ck_assert_int_eq(peer[r], want[r]);
+    for (int r = 0; r < 10; r++) /* a rank a node: rank i with i + 5 */
+        node_of[r] = r;
+    ck_assert_int_eq(cs_cal_core_pairs(node_of, 10, scratch, peer), 5);
+    for (int r = 0; r < 10; r++)
+        ck_assert_int_eq(peer[r], (r + 5) % 10);
+}
+END_TEST
+
 START_TEST(test_summary)
 {
     const cs_alg *E = &cs_allreduce_elimination, *G = &cs_allreduce_ring;
@@ -610,6 +638,11 @@ START_TEST(test_summary)
     s.err_fitted = 0.38; /* nearer than the built-in model: no warning */
     text = print_to_text(print_summary, &s);
     ck_assert_msg(strstr(text, "model error: fitted 38%, built-in 98%") && !strstr(text, "warning"), "%s", text);
+    ck_assert_msg(strstr(text, "#   network core: none (full bisection"), "%s", text);
+    free(text);
+    s.beta_core = 8e-10; /* the lab's Ethernet backbone, 1.25 GB/s */
+    text = print_to_text(print_summary, &s);
+    ck_assert_msg(strstr(text, "#   network core: beta_core 8.000e-10 s/B (1.25 GB/s)"), "%s", text);
     free(text);
 
     cs_cal_verify_cell v[3] = {{.coll = "allreduce", .p = 2, .bytes = 8, .ratio = {1.62, 18.7}},
@@ -795,6 +828,7 @@ START_TEST(test_write_every_key)
     cfg.model.alpha_node = 2e-7;
     cfg.model.beta_node = 5e-11;
     cfg.model.ranks_per_node = 8; /* a fat tree's leaf */
+    cfg.model.beta_core = 8e-10;  /* a backbone: written only where there is one */
     cfg.model.rendezvous_from = 1;  /* SimGrid's: every message */
     load_written(&cfg, &back, text, sizeof text);
     ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
@@ -830,6 +864,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_cell_choice);
     tcase_add_test(tc, test_verdict);
     tcase_add_test(tc, test_summary);
+    tcase_add_test(tc, test_core_beta);
     tcase_add_test(tc, test_rules_bands_and_p);
     tcase_add_test(tc, test_rules_limit);
     tcase_add_test(tc, test_rules_measured_params);

@@ -118,7 +118,7 @@ START_TEST(test_good_file)
     ck_assert(cfg.model.overhead == 3.0e-7 && cfg.model.margin == 0.25);
     ck_assert_int_eq(cfg.model.library, CS_LIBRARY_OPENMPI);
     ck_assert(cfg.model.node_levels && cfg.model.alpha_node == 4.0e-7 && cfg.model.beta_node == 1.0e-10);
-    ck_assert(cfg.model.beta_link == 6.0e-11);
+    ck_assert(cfg.model.beta_link == 6.0e-11 && cfg.model.beta_core == 8.0e-10);
     ck_assert_int_eq(cfg.model.ranks_per_node, 16);
     ck_assert(cfg.model.rendezvous_from == 65536);
 
@@ -240,7 +240,7 @@ static const struct bad_case {
      0},
     {"bad_nested_key.yaml", 3, 3,
      "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, beta_link, "
-     "ranks_per_node, placement, rendezvous_from, margin, library, library_rules)",
+     "beta_core, ranks_per_node, placement, rendezvous_from, margin, library, library_rules)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},
@@ -252,6 +252,7 @@ static const struct bad_case {
     {"bad_hex_cost.yaml", 2, 10, "model.alpha: expected a number, got '0x1p-20'", 0},
     {"bad_negative_cost.yaml", 3, 10, "model.gamma: must be >= 0, got -2.5e-10", 0},
     {"bad_negative_overhead.yaml", 3, 13, "model.overhead: must be >= 0, got -1e-7", 0},
+    {"bad_negative_beta_core.yaml", 3, 14, "model.beta_core: must be >= 0, got -8.0e-10", 0},
     {"bad_margin.yaml", 2, 11, "model.margin: must be >= 0 and < 1, got 1.5", 0},
     {"bad_rendezvous_from.yaml", 2, 20, "model.rendezvous_from: must be >= 0, got '-1'", 0},
     {"bad_ranks_per_node.yaml", 2, 19, "model.ranks_per_node: expected a count of ranks, 0 to 1073741824, got '2.5'",

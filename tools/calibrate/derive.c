@@ -266,3 +266,23 @@ int cs_cal_late_waited(double late, double a, double b, double overhead, double 
     const double eager = overhead + rho * (double)bytes, waits = a + b * (double)bytes;
     return late > sqrt(eager * waits);
 }
+
+double cs_cal_core_beta(double one, double many, int pairs)
+{
+    return pairs > 1 && one > 0.0 && many > CS_CAL_CORE_STEP * one ? many / pairs : 0.0;
+}
+
+int cs_cal_core_pairs(const int *node_of, int p, int *scratch, int *peer)
+{
+    int n = 0;
+    for (int r = 0; r < p; r++) {
+        peer[r] = -1;
+        if (node_of[r] == r)
+            scratch[n++] = r;
+    }
+    for (int i = 0; i < n / 2; i++) {
+        peer[scratch[i]] = scratch[i + n / 2];
+        peer[scratch[i + n / 2]] = scratch[i];
+    }
+    return n / 2;
+}

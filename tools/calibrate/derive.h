@@ -85,6 +85,23 @@ int cs_cal_latency_block(const double *lat, int p, double *near, double *far);
  */
 int cs_cal_late_waited(double late, double a, double b, double overhead, double rho, size_t bytes);
 
+/*
+ * The network's core (model.beta_core) from a ping-pong's seconds per byte
+ * between one pair of nodes alone (one) and between `pairs` pairs of nodes
+ * at once (many: each pair's): where the many are slower than the one by
+ * more than CS_CAL_CORE_STEP, what they shared, per byte of the aggregate,
+ * many / pairs; else 0 (full bisection, or a slowdown within the noise). 0
+ * with fewer than two pairs (nothing to share).
+ */
+#define CS_CAL_CORE_STEP 1.1
+double cs_cal_core_beta(double one, double many, int pairs);
+
+/* The pairs of that measurement: the first ranks of the nodes (node_of as
+ * above: node_of[r] == r), the i-th with the (i + n/2)-th of the n of them
+ * (node i with node i + n/2: every pair's path crosses the middle of the
+ * machine); the rest wait (peer -1). Returns the pairs made. */
+int cs_cal_core_pairs(const int *node_of, int p, int *scratch, int *peer);
+
 /* The value at quantile q (0..1) of v[0..n), sorted in place. */
 double cs_cal_quantile(double *v, int n, double q);
 

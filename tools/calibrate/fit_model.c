@@ -198,6 +198,32 @@ static int fit_node_link(const int *node_of, int *scratch, const cal_opts *o, cs
 }
 
 /*
+ * The network's core (model.beta_core): the first ranks of the nodes in
+ * pairs across the machine, node i with node i + n/2 (cs_cal_core_pairs),
+ * all in a ping-pong at once; against one pair alone (its beta, one), each
+ * pair's beta is slower where their messages share a part of the network
+ * (a backbone, an oversubscribed level): that, over the pairs, per byte of
+ * the aggregate (cs_cal_core_beta). One rank a node, so no node's link is
+ * shared. node_of: world entries; scratch: 5 world + 1.
+ */
+static int fit_core(const int *node_of, int *scratch, const cal_opts *o, double one, cs_model *m)
+{
+    int *peer = scratch + 4 * cal_world + 1;
+    const int pairs = cs_cal_core_pairs(node_of, cal_world, scratch, peer);
+    cs_fit many = {.b = one};
+    if (pairs > 1 && fit_pairs(peer, o, "ping-pong across the network, the nodes in pairs at once", &many) != 0)
+        return -1;
+    m->beta_core = cs_cal_core_beta(one, many.b, pairs);
+    if (cal_rank == 0)
+        printf("# beta_core %.3e s/B: the network's core, %d pairs of nodes at once %.2f times one pair's beta (%s)\n",
+               m->beta_core, pairs, one > 0.0 ? many.b / one : 1.0,
+               pairs < 2            ? "fewer than four nodes: not measured"
+               : m->beta_core > 0.0 ? "shared"
+                                    : "as fast as one pair alone: full bisection");
+    return 0;
+}
+
+/*
  * Where every rank has a node of its own, the network may still group them
  * (the hosts of a fat tree's leaf switch): the latency from rank 0 to every
  * rank, and the least block of ranks nearer than all the others
@@ -332,9 +358,10 @@ int cal_fit_model(const cal_opts *o, cs_model *m)
         printf("# model: alpha %.3e s, beta %.3e s/B, overhead %.3e s%s\n", m->alpha, m->beta, m->overhead,
                m->node_levels ? " (alpha_node, beta_node: the intra-node fit's)" : "");
     const int link = other_node >= 0 && same_node >= 0 ? fit_node_link(node_of, scratch, o, m) : 0;
+    const int core = link == 0 && other_node >= 0 ? fit_core(node_of, scratch, o, inter.b, m) : link;
     const cs_fit pair01 = same_node == 1 ? intra : *take; /* ranks 0 and 1's, for the protocol */
     free(node_of);
-    if (link != 0)
+    if (core != 0)
         return -1;
 
     m->rho = fit_per_byte(time_copy, NULL, o);

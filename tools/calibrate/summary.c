@@ -61,6 +61,11 @@ void cs_cal_summary_print(FILE *f, const cs_cal_summary *s)
                         : "rules per collective (measured time over the library's: < 1 is faster)");
     for (int c = 0; c < s->ncoll && !s->fit_only; c++)
         cs_cal_coll_print(f, &s->coll[c]);
+    if (s->beta_core > 0.0)
+        fprintf(f, "#   network core: beta_core %.3e s/B (%.2f GB/s), shared by every message between nodes\n",
+                s->beta_core, 1e-9 / s->beta_core);
+    else
+        fprintf(f, "#   network core: none (full bisection, or fewer than four nodes to tell)\n");
     if (s->nerr == 0)
         return;
     fprintf(

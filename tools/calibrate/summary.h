@@ -28,9 +28,11 @@ typedef struct cs_cal_summary {
     double err_fitted, err_builtin; /* their median |predicted/measured - 1|, from a common start */
     const char *file;               /* the configuration written */
     int fit_only;                   /* --fit: the model and no rules */
+    double beta_core;               /* the fitted model's network core (model.beta_core); 0: none */
 } cs_cal_summary;
 
-/* "# summary ..." lines, then the warning where the fitted model errs more than the built-in one. */
+/* "# summary ..." lines (the network's core among them), then the warning where the fitted model errs more than the
+ * built-in one. */
 void cs_cal_summary_print(FILE *f, const cs_cal_summary *s);
 
 /* One cell of --verify: what collshim ran there and how it measured against the library. */

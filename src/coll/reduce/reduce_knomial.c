@@ -206,7 +206,8 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
  * the tree) all are priced off it. Off the node, every sender of a node
  * sends to the same parent, whose link takes their blocks one after
  * another: alpha, and per byte the larger of beta and the node's link
- * (cs_model_off_node with one sender).
+ * (cs_model_off_node with one sender), and the network's core the blocks
+ * of every parent of the round at once (cs_model_through_core).
  */
 static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int r, int rounds, cs_knomial_link *link_of)
 {
@@ -219,7 +220,9 @@ static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int 
             first_off = r;
         else if (ppn > 1 && d < ppn && (r * d) % ppn == 0 && ppn % d == 0)
             first_off = (int)(ppn / d);
-        link_of[t] = (cs_knomial_link){{{off.alpha, off.beta}, {on.alpha, on.beta}}, first_off};
+        /* the round's parents each take their children's blocks through the core at once */
+        const cs_model core = cs_model_through_core(&off, (prob->p - d - 1) / (r * d) + 1);
+        link_of[t] = (cs_knomial_link){{{core.alpha, core.beta}, {on.alpha, on.beta}}, first_off};
     }
 }
 

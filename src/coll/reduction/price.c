@@ -94,11 +94,13 @@ static double cs_red_pow2_sums(const cs_model *model, int pairwise, const cs_pro
     for (int z = 0; z < n; z++) { /* round z: partners 2^z apart (cs_model_at_level) */
         const cs_model at = cs_model_at_level(model, prob, 1L << z, 2);
         const cs_model both = pairwise ? cs_model_pairwise(&at) : at, *mo = &both;
+        /* reduce's one-way rounds: p / 2^(z+1) ranks through the core at once (cs_model_at_level_of) */
+        const cs_model tree = pairwise ? both : cs_model_at_level_of(model, prob, 1L << z, 2, prob->p >> (z + 1));
         if (z < k) {
             t += mo->alpha + (mo->beta + mo->gamma) * m / ldexp(1.0, z + 1);
-            *back += mo->alpha + mo->beta * m / ldexp(1.0, z + 1);
+            *back += tree.alpha + tree.beta * m / ldexp(1.0, z + 1);
         } else {
-            t += mo->alpha + (mo->beta + mo->gamma) * m / ldexp(1.0, k);
+            t += tree.alpha + (tree.beta + tree.gamma) * m / ldexp(1.0, k);
         }
     }
     return t;
