@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "coll/compose/compose.h"
@@ -268,4 +269,16 @@ void cs_compose_across(cs_sched *s, cs_sched *sub, const cs_alg *across, const c
     cs_sched_reset(sub);
     across->build(part, params, me, sub);
     cs_compose_append(s, sub, rounds, peer, at, 0, 0);
+}
+
+int cs_compose_describe(const cs_problem *prob, const cs_params *params, const char *before, const char *after,
+                        char *buf, size_t size)
+{
+    const cs_alg *across = cs_compose_sub(prob->coll, params);
+    char spec[96];
+    if (!across)
+        return 0;
+    cs_alg_spec(across, params, spec, sizeof spec);
+    return snprintf(buf, size, "%s, %s across %d nodes%s%s", before, spec, cs_compose_nodes(prob), after[0] ? ", " : "",
+                    after);
 }

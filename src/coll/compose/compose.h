@@ -116,6 +116,11 @@ int cs_compose_even(const cs_problem *prob);
 const cs_alg *cs_compose_priced(const cs_model *model, const cs_problem *prob, cs_params *params,
                                 void (*tune)(const cs_model *, const cs_problem *, cs_params *));
 
+/* For the log: "<before>, <row across nodes>:<its parameters> across N
+ * nodes, <after>"; the length written. */
+int cs_compose_describe(const cs_problem *prob, const cs_params *params, const char *before, const char *after,
+                        char *buf, size_t size);
+
 /* A composition's phases for one rank: `across` its row across nodes,
  * ranks room for p + nodes ints, sub a schedule to build phases into. */
 typedef void (*cs_compose_phases)(const cs_problem *prob, const cs_params *params, int rank, const cs_alg *across,

@@ -18,6 +18,7 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 
 #include "coll/compose/compose.h"
 #include "coll/compose/leader.h"
@@ -105,4 +106,13 @@ double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, con
             t += model->overhead + on.alpha + on.beta * (double)prob->bytes;
     }
     return t;
+}
+
+int cs_compose_leader_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size)
+{
+    char before[64];
+    snprintf(before, sizeof before, "knomial r=%d to each node's lowest rank",
+             params->node_radix >= 2 ? params->node_radix : 2);
+    return cs_compose_describe(prob, params, before,
+                               prob->coll == CS_COLL_ALLREDUCE ? "knomial broadcast on each node" : "", buf, size);
 }

@@ -16,4 +16,7 @@ void cs_compose_leader_tune(const cs_model *model, const cs_problem *prob, cs_pa
  * or the forward to a root that is not its node's leader (reduce). */
 double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, const cs_params *params);
 
+/* For the log: the node tree, the leaders' row and its parameters. */
+int cs_compose_leader_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size);
+
 #endif

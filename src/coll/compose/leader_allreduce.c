@@ -43,5 +43,6 @@ const cs_alg cs_allreduce_leader = {
     .tune = cs_compose_leader_tune,
     .cost = cs_compose_leader_cost,
     .build = cs_compose_leader_build,
+    .describe = cs_compose_leader_describe,
     .critical_path = CS_PATH_SUM,
 };

@@ -144,6 +144,11 @@ static int cs_leader_a2a_build(const cs_problem *prob, const cs_params *params, 
     return cs_compose_build(prob, params, rank, s, cs_leader_a2a_phases);
 }
 
+static int cs_leader_a2a_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size)
+{
+    return cs_compose_describe(prob, params, "each node's blocks to its lowest rank", "each rank's back", buf, size);
+}
+
 const cs_alg cs_alltoall_leader = {
     .name = "leader",
     .description = "node leaders: each node's blocks gathered to its lowest rank, one message between each pair of "
@@ -154,5 +159,6 @@ const cs_alg cs_alltoall_leader = {
     .tune = cs_leader_a2a_tune,
     .cost = cs_leader_a2a_cost,
     .build = cs_leader_a2a_build,
+    .describe = cs_leader_a2a_describe,
     .critical_path = CS_PATH_SUM,
 };

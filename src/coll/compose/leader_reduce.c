@@ -38,5 +38,6 @@ const cs_alg cs_reduce_leader = {
     .tune = cs_compose_leader_tune,
     .cost = cs_compose_leader_cost,
     .build = cs_compose_leader_build,
+    .describe = cs_compose_leader_describe,
     .critical_path = CS_PATH_SUM,
 };

@@ -127,6 +127,12 @@ static int cs_multileader_build(const cs_problem *prob, const cs_params *params,
     return cs_compose_build(prob, params, rank, s, cs_multileader_phases);
 }
 
+static int cs_multileader_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size)
+{
+    return cs_compose_describe(prob, params, "linear reduce-scatter on each node", "linear allgather on each node", buf,
+                               size);
+}
+
 const cs_alg cs_allreduce_multileader = {
     .name = "multileader",
     .description = "every rank a leader of its part: the linear reduce-scatter on each node, an allreduce across the "
@@ -136,5 +142,6 @@ const cs_alg cs_allreduce_multileader = {
     .tune = cs_multileader_tune,
     .cost = cs_multileader_cost,
     .build = cs_multileader_build,
+    .describe = cs_multileader_describe,
     .critical_path = CS_PATH_SUM,
 };
