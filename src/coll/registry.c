@@ -25,6 +25,7 @@ extern const cs_alg cs_reduce_ring;
 extern const cs_alg cs_allreduce_leader;
 extern const cs_alg cs_reduce_leader;
 extern const cs_alg cs_allreduce_multileader;
+extern const cs_alg cs_alltoall_leader;
 extern const cs_alg cs_window_recursive;
 extern const cs_alg cs_window_prefix_suffix;
 extern const cs_alg cs_window_prefix_suffix_inverse;
@@ -40,7 +41,8 @@ static const cs_alg cs_native[CS_COLL_LAST] = {
 /* multiphase before standard: at equal cost ({1,...,1}) the hull's choice is logged. */
 static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct,
                                                   &cs_alltoall_multiphase, &cs_alltoall_standard,
-                                                  &cs_alltoall_bruck, &cs_alltoall_linear};
+                                                  &cs_alltoall_bruck, &cs_alltoall_linear,
+                                                  &cs_alltoall_leader};
 static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly,
                                                    &cs_allreduce_elimination, &cs_allreduce_ring,
                                                    &cs_allreduce_windowed, &cs_allreduce_linear,

@@ -23,7 +23,8 @@ static const struct {
     {CS_REQ_PARTITION, "needs parts that sum to log2 p"},
     {CS_REQ_INVERSE, "needs an operator with an exact inverse"},
     {CS_REQ_FACTORS, "needs factors whose product is p"},
-    {CS_REQ_NODES, "needs a node map of more than one node and fewer nodes than ranks"},
+    {CS_REQ_NODES, "needs a node map of more than one node and fewer nodes than ranks (alltoall: a node's "
+                   "blocks within INT_MAX bytes)"},
     {CS_REQ_NODE_ORDER, "needs a commutative operator where a node's ranks are not consecutive"},
     {CS_REQ_NODE_EVEN, "needs nodes that all hold the same number of ranks"},
 };
@@ -50,7 +51,7 @@ static int cs_restriction_holds(unsigned flag, const cs_problem *prob, const cs_
     case CS_REQ_SMALL_ODD: return prob->p % 3 == 0 || prob->p % 5 == 0 || prob->p % 7 == 0;
     case CS_REQ_PARTITION: return !given || cs_params_parts_fit(given, prob->p);
     case CS_REQ_FACTORS: return !given || cs_params_factors_fit(given, prob->p);
-    case CS_REQ_NODES: return prob->node ? prob->nodes > 1 && prob->nodes < prob->p : prob->ppn > 1 && prob->ppn < prob->p;
+    case CS_REQ_NODES: return cs_compose_applies(prob);
     case CS_REQ_NODE_ORDER: return (prob->flags & (CS_PROB_COMMUTATIVE | CS_PROB_NODE_RANGES)) != 0;
     case CS_REQ_NODE_EVEN: return cs_compose_even(prob);
     default: return 0;

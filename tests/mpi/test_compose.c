@@ -1,13 +1,12 @@
 /*
  * test_compose: the node-aware compositions (src/coll/compose/), forced by the test driver
- * (COLLSHIM_ALLREDUCE=leader or multileader, COLLSHIM_REDUCE=leader) under a model with nodes set by
- * model.ranks_per_node (blocks of 2 or 3 world ranks, or dealt round robin): every result is
- * checked against the library's (PMPI_*), in place and not, with the non-commutative user
- * operator (a matrix product: canonical order, where a node's ranks are consecutive) and a
- * commutative one, at roots 0, 1 (not a leader in blocks), p / 2 and p - 1. On MPI_COMM_WORLD,
- * on its odd and even ranks (one or two ranks a node: where each node holds one rank the forced
- * row cannot run and the call is decided as if nothing were forced) and on its first and second
- * halves (nodes cut at the edge). The driver checks from the call log that the compositions ran.
+ * (COLLSHIM_ALLREDUCE=leader or multileader, COLLSHIM_REDUCE=leader, COLLSHIM_ALLTOALL=leader) under a model with nodes
+ * set by model.ranks_per_node (blocks of 2 or 3 world ranks, or dealt round robin): every result is checked against the
+ * library's (PMPI_*), in place and not, with the non-commutative user operator (a matrix product: canonical order,
+ * where a node's ranks are consecutive) and a commutative one, at roots 0, 1 (not a leader in blocks), p / 2 and p - 1.
+ * On MPI_COMM_WORLD, on its odd and even ranks (one or two ranks a node: where each node holds one rank the forced row
+ * cannot run and the call is decided as if nothing were forced) and on its first and second halves (nodes cut at the
+ * edge); alltoall of 1 to 5000 ints a block. The driver checks from the call log that the compositions ran.
  */
 #include "cs_test.h"
 
@@ -27,6 +26,13 @@ static void check_all(MPI_Comm comm)
             seen |= roots[j] == roots[i];
         if (!seen)
             cs_check_reductions(comm, roots[i], compose_pairs);
+    }
+    static const int blocks[] = {1, 3, 100, 5000};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        char desc[64];
+        snprintf(desc, sizeof desc, "INT block=%d", blocks[i]);
+        cs_check_alltoall(comm, MPI_INT, blocks[i], MPI_INT, blocks[i], 0, desc);
+        cs_check_alltoall(comm, MPI_INT, blocks[i], MPI_INT, blocks[i], 1, desc);
     }
 }
 

@@ -29,6 +29,7 @@
 extern const cs_alg cs_allreduce_leader;
 extern const cs_alg cs_reduce_leader;
 extern const cs_alg cs_allreduce_multileader;
+extern const cs_alg cs_alltoall_leader;
 
 enum { COMPOSE_MAX_P = 128 };
 
@@ -102,12 +103,13 @@ static void compose_map_make(compose_map map, int p, cs_nodes *out)
 
 static cs_problem compose_problem(cs_coll coll, const cs_nodes *map, int p, size_t count, unsigned flags, int root)
 {
+    const size_t elem = coll == CS_COLL_ALLTOALL ? 1 : 4;
     return (cs_problem){.coll = coll,
                         .p = p,
                         .root = root,
                         .count = count,
-                        .elem = 4,
-                        .bytes = count * 4,
+                        .elem = elem,
+                        .bytes = count * elem,
                         .flags = flags | CS_PROB_CONTIG | (map->ranges ? CS_PROB_NODE_RANGES : 0u),
                         .ppn = map->ppn,
                         .node = map->node,
@@ -150,7 +152,9 @@ static void compose_run(const cs_alg *alg, const cs_problem *prob, const cs_para
     char buf[2048];
     int perm[COMPOSE_MAX_P], v = 0;
     cs_sched view[COMPOSE_MAX_P];
-    for (int j = 0; j < prob->nodes; j++)
+    for (int r = 0; r < prob->p; r++) /* alltoall: blocks are placed by rank, none renumbered */
+        perm[r] = r;
+    for (int j = 0; prob->coll != CS_COLL_ALLTOALL && j < prob->nodes; j++)
         for (int r = 0; r < prob->p; r++)
             if (prob->node[r] == j)
                 perm[r] = v++;
@@ -179,7 +183,8 @@ START_TEST(test_leader_sim)
         return;
     const int p = _i + 1;
     cs_sched *scheds = sim_scheds_new(p);
-    const cs_alg *const rows[] = {&cs_allreduce_leader, &cs_reduce_leader, &cs_allreduce_multileader};
+    const cs_alg *const rows[] = {&cs_allreduce_leader, &cs_reduce_leader, &cs_allreduce_multileader,
+                                  &cs_alltoall_leader};
     for (int mp = 0; mp < NMAPS; mp++) {
         cs_nodes map;
         compose_map_make((compose_map)mp, p, &map);
@@ -194,7 +199,8 @@ START_TEST(test_leader_sim)
                     const cs_problem prob = compose_problem(rows[a]->coll, &map, p, count, flags, roots[ri]);
                     const char *why = cs_select_restriction(rows[a], &prob);
                     const bool even = p % map.nodes == 0 && cs_compose_largest(&prob) == p / map.nodes;
-                    const bool candidate = map.nodes > 1 && map.nodes < p && (map.ranges || (f & 2)) &&
+                    const bool candidate = map.nodes > 1 && map.nodes < p &&
+                                           (map.ranges || (f & 2) || rows[a]->coll == CS_COLL_ALLTOALL) &&
                                            (even || !(rows[a]->requires & CS_REQ_NODE_EVEN));
                     ck_assert_msg(!why == candidate, "%s p=%d (%s): %s", rows[a]->name, p, compose_map_names[mp],
                                   why ? why : "a candidate");

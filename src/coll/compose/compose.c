@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "coll/compose/compose.h"
@@ -236,4 +237,48 @@ int cs_compose_build(const cs_problem *prob, const cs_params *params, int rank, 
     cs_sched_free(&sub);
     free(ranks);
     return s->error;
+}
+
+const cs_alg *cs_compose_priced(const cs_model *model, const cs_problem *prob, cs_params *params,
+                                void (*tune)(const cs_model *, const cs_problem *, cs_params *))
+{
+    if (!cs_compose_model_sees(model) || !cs_compose_applies(prob))
+        return NULL;
+    if (params->sub <= 0)
+        tune(model, prob, params);
+    return cs_compose_sub(prob->coll, params);
+}
+
+int cs_compose_rounds_of(const cs_alg *across, const cs_problem *part, const cs_params *params, int rank, int rounds,
+                         cs_sched *sub, cs_sched *s)
+{
+    cs_sched_reset(sub);
+    if (across->build(part, params, rank, sub) != 0 && !s->error)
+        s->error = sub->error ? sub->error : MPI_ERR_INTERN;
+    return sub->nrounds > rounds ? sub->nrounds : rounds;
+}
+
+void cs_compose_across(cs_sched *s, cs_sched *sub, const cs_alg *across, const cs_problem *part,
+                       const cs_params *params, int me, int rounds, const int *peer, const cs_compose_at *at)
+{
+    if (me < 0) {
+        for (int i = 0; i < rounds; i++)
+            cs_sched_round(s);
+        return;
+    }
+    cs_sched_reset(sub);
+    across->build(part, params, me, sub);
+    cs_compose_append(s, sub, rounds, peer, at, 0, 0);
+}
+
+int cs_compose_describe(const cs_problem *prob, const cs_params *params, const char *before, const char *after,
+                        char *buf, size_t size)
+{
+    const cs_alg *across = cs_compose_sub(prob->coll, params);
+    char spec[96];
+    if (!across)
+        return 0;
+    cs_alg_spec(across, params, spec, sizeof spec);
+    return snprintf(buf, size, "%s, %s across %d nodes%s%s", before, spec, cs_compose_nodes(prob), after[0] ? ", " : "",
+                    after);
 }

@@ -11,6 +11,8 @@
 #ifndef CS_COMPOSE_H
 #define CS_COMPOSE_H
 
+#include <limits.h>
+
 #include "coll/coll.h"
 
 /* The node of rank r: the map's, or with blocks of prob->ppn alone (no map) r / ppn. */
@@ -25,10 +27,15 @@ static inline int cs_compose_nodes(const cs_problem *prob)
     return prob->node ? prob->nodes : prob->ppn > 1 ? (prob->p + prob->ppn - 1) / prob->ppn : 0;
 }
 
-/* Can a composition run: 1 < nodes < p (CS_REQ_NODES)? */
+/* Can a composition run: 1 < nodes < p (CS_REQ_NODES), and for alltoall a
+ * leader's blocks of its node, p times a node's ranks of them, within
+ * INT_MAX bytes (the executor's count)? */
 static inline int cs_compose_applies(const cs_problem *prob)
 {
-    return cs_compose_nodes(prob) > 1 && cs_compose_nodes(prob) < prob->p;
+    const int nodes = cs_compose_nodes(prob);
+    return nodes > 1 && nodes < prob->p &&
+           (prob->coll != CS_COLL_ALLTOALL ||
+            (double)prob->bytes * prob->p * ((prob->p + nodes - 1) / nodes) <= (double)INT_MAX);
 }
 
 /* The members of node j in rank order into out (room for p); their count. */
@@ -61,6 +68,16 @@ void cs_compose_append(cs_sched *s, const cs_sched *sub, int rounds, const int *
 void cs_compose_append_range(cs_sched *s, const cs_sched *sub, int r0, int r1, const int *peer,
                              const cs_compose_at *at);
 
+/* The rounds of the row across nodes: the most of its sub-rank `rank`'s
+ * schedule and `rounds` (sub is built into; a failure is s's error). */
+int cs_compose_rounds_of(const cs_alg *across, const cs_problem *part, const cs_params *params, int rank, int rounds,
+                         cs_sched *sub, cs_sched *s);
+
+/* The row across nodes for sub-rank `me` (-1: this rank takes no part)
+ * appended to s and padded to `rounds` (cs_compose_append). */
+void cs_compose_across(cs_sched *s, cs_sched *sub, const cs_alg *across, const cs_problem *part,
+                       const cs_params *params, int me, int rounds, const int *peer, const cs_compose_at *at);
+
 /* Rounds of the k-nomial reduce tree of radix r over n ranks (its last,
  * the forward to a root other than 0, included). */
 int cs_compose_tree_rounds(int n, int r);
@@ -92,6 +109,17 @@ double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *pa
 
 /* Do all nodes hold the same number of ranks (CS_REQ_NODE_EVEN)? */
 int cs_compose_even(const cs_problem *prob);
+
+/* A composition's row across nodes as its cost prices it: NULL where the
+ * model sees no nodes or the composition cannot run (the price: infinity);
+ * params tuned by tune where they were not. */
+const cs_alg *cs_compose_priced(const cs_model *model, const cs_problem *prob, cs_params *params,
+                                void (*tune)(const cs_model *, const cs_problem *, cs_params *));
+
+/* For the log: "<before>, <row across nodes>:<its parameters> across N
+ * nodes, <after>"; the length written. */
+int cs_compose_describe(const cs_problem *prob, const cs_params *params, const char *before, const char *after,
+                        char *buf, size_t size);
 
 /* A composition's phases for one rank: `across` its row across nodes,
  * ranks room for p + nodes ints, sub a schedule to build phases into. */

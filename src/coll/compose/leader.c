@@ -18,26 +18,11 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 
 #include "coll/compose/compose.h"
 #include "coll/compose/leader.h"
 #include "coll/reduce/knomial.h"
-
-/* Pad s with n empty rounds. */
-static void cs_compose_pad(cs_sched *s, int n)
-{
-    for (int i = 0; i < n; i++)
-        cs_sched_round(s);
-}
-
-/* Build the leaders' row for sub-rank i into sub (reset first). */
-static int cs_leader_sub_build(const cs_alg *lead, const cs_problem *sub, const cs_params *params, int i,
-                               cs_sched *into)
-{
-    cs_sched_reset(into);
-    into->error = 0;
-    return lead->build(sub, params, i, into);
-}
 
 /* The phases of one rank into s; ranks: room for p + nodes. */
 static void cs_leader_phases(const cs_problem *prob, const cs_params *params, int rank, const cs_alg *lead, int *ranks,
@@ -71,19 +56,11 @@ static void cs_leader_phases(const cs_problem *prob, const cs_params *params, in
 
     /* 2: the leaders' row, in place on X, padded to its rounds */
     const cs_problem lp = cs_compose_leaders_problem(prob, prob->coll);
-    int r2 = 0;
-    for (int i = 0; i < 2; i++) { /* its sub-rank 0 and root: every rank finds the same */
-        if (cs_leader_sub_build(lead, &lp, params, i ? lp.root : 0, sub) != 0)
-            s->error = sub->error ? sub->error : MPI_ERR_INTERN;
-        r2 = sub->nrounds > r2 ? sub->nrounds : r2;
-    }
-    if (rank == leader) {
-        const cs_compose_at at2[CS_BUF_LAST] = {x, x, {CS_BUF_TMP0, shift}, {CS_BUF_TMP1, 0}};
-        cs_leader_sub_build(lead, &lp, params, j, sub);
-        cs_compose_append(s, sub, r2, leaders, at2, 0, 0);
-    } else {
-        cs_compose_pad(s, r2);
-    }
+    /* its sub-rank 0 and root: every rank finds the same */
+    const int r2 =
+        cs_compose_rounds_of(lead, &lp, params, lp.root, cs_compose_rounds_of(lead, &lp, params, 0, 0, sub, s), sub, s);
+    const cs_compose_at at2[CS_BUF_LAST] = {x, x, {CS_BUF_TMP0, shift}, {CS_BUF_TMP1, 0}};
+    cs_compose_across(s, sub, lead, &lp, params, rank == leader ? j : -1, r2, leaders, at2);
 
     /* 3: the broadcast on the node, or the result to the root */
     if (allreduce) {
@@ -105,14 +82,15 @@ int cs_compose_leader_build(const cs_problem *prob, const cs_params *params, int
     return cs_compose_build(prob, params, rank, s, cs_leader_phases);
 }
 
+void cs_compose_leader_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
+{
+    cs_compose_tune(model, prob, prob->coll, prob->coll == CS_COLL_ALLREDUCE, params);
+}
+
 double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, const cs_params *given)
 {
     cs_params params = *given;
-    if (!cs_compose_model_sees(model) || !cs_compose_applies(prob))
-        return INFINITY;
-    if (params.sub <= 0)
-        cs_compose_tune(model, prob, prob->coll, prob->coll == CS_COLL_ALLREDUCE, &params);
-    const cs_alg *lead = cs_compose_sub(prob->coll, &params);
+    const cs_alg *lead = cs_compose_priced(model, prob, &params, cs_compose_leader_tune);
     if (!lead)
         return INFINITY;
     const int allreduce = prob->coll == CS_COLL_ALLREDUCE, r = params.node_radix >= 2 ? params.node_radix : 2;
@@ -128,4 +106,13 @@ double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, con
             t += model->overhead + on.alpha + on.beta * (double)prob->bytes;
     }
     return t;
+}
+
+int cs_compose_leader_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size)
+{
+    char before[64];
+    snprintf(before, sizeof before, "knomial r=%d to each node's lowest rank",
+             params->node_radix >= 2 ? params->node_radix : 2);
+    return cs_compose_describe(prob, params, before,
+                               prob->coll == CS_COLL_ALLREDUCE ? "knomial broadcast on each node" : "", buf, size);
 }

@@ -29,19 +29,15 @@
 #include "coll/compose/compose.h"
 #include "coll/compose/leader.h"
 
-static void cs_leader_reduce_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
-{
-    cs_compose_tune(model, prob, CS_COLL_REDUCE, 0, params);
-}
-
 const cs_alg cs_reduce_leader = {
     .name = "leader",
     .description = "node leaders: a k-nomial reduce on each node to its lowest rank, the leaders' reduce by our "
                    "cheapest row for the nodes, then to the root (needs a node map)",
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_NODES | CS_REQ_NODE_ORDER | CS_REQ_CONTIG,
-    .tune = cs_leader_reduce_tune,
+    .tune = cs_compose_leader_tune,
     .cost = cs_compose_leader_cost,
     .build = cs_compose_leader_build,
+    .describe = cs_compose_leader_describe,
     .critical_path = CS_PATH_SUM,
 };

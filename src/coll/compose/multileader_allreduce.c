@@ -68,11 +68,7 @@ static void cs_multileader_tune(const cs_model *model, const cs_problem *prob, c
 static double cs_multileader_cost(const cs_model *model, const cs_problem *prob, const cs_params *given)
 {
     cs_params params = *given;
-    if (!cs_compose_model_sees(model) || !cs_compose_applies(prob))
-        return INFINITY;
-    if (params.sub <= 0)
-        cs_multileader_tune(model, prob, &params);
-    const cs_alg *across = cs_compose_sub(CS_COLL_ALLREDUCE, &params);
+    const cs_alg *across = cs_compose_priced(model, prob, &params, cs_multileader_tune);
     if (!across)
         return INFINITY;
     const int n = prob->p / cs_compose_nodes(prob);
@@ -111,26 +107,14 @@ static void cs_multileader_phases(const cs_problem *prob, const cs_params *param
                  hi = (size_t)prob->count * (size_t)(local + 1) / (size_t)n;
     int rounds = 0;
     for (int big = 0; big < 2; big++) {
-        const size_t count = prob->count / (size_t)n + (size_t)big;
-        if (!count)
-            continue;
-        const cs_problem part = cs_multileader_part(prob, count);
-        cs_sched_reset(sub);
-        if (across->build(&part, params, 0, sub) != 0)
-            s->error = sub->error ? sub->error : MPI_ERR_INTERN;
-        rounds = sub->nrounds > rounds ? sub->nrounds : rounds;
+        const cs_problem part = cs_multileader_part(prob, prob->count / (size_t)n + (size_t)big);
+        if (part.count)
+            rounds = cs_compose_rounds_of(across, &part, params, 0, rounds, sub, s);
     }
-    if (hi > lo) {
-        const cs_problem part = cs_multileader_part(prob, hi - lo);
-        const cs_compose_at at[CS_BUF_LAST] = {
-            {CS_BUF_RECV, lo * prob->elem}, {CS_BUF_RECV, lo * prob->elem}, {CS_BUF_TMP0, 0}, {CS_BUF_TMP1, 0}};
-        cs_sched_reset(sub);
-        across->build(&part, params, j, sub);
-        cs_compose_append(s, sub, rounds, group, at, 0, 0);
-    } else {
-        for (int i = 0; i < rounds; i++)
-            cs_sched_round(s);
-    }
+    const cs_problem part = cs_multileader_part(prob, hi - lo);
+    const cs_compose_at at[CS_BUF_LAST] = {
+        {CS_BUF_RECV, lo * prob->elem}, {CS_BUF_RECV, lo * prob->elem}, {CS_BUF_TMP0, 0}, {CS_BUF_TMP1, 0}};
+    cs_compose_across(s, sub, across, &part, params, hi > lo ? j : -1, rounds, group, at);
 
     /* 3: the allgather on the node */
     cs_sched_reset(sub);
@@ -143,6 +127,12 @@ static int cs_multileader_build(const cs_problem *prob, const cs_params *params,
     return cs_compose_build(prob, params, rank, s, cs_multileader_phases);
 }
 
+static int cs_multileader_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size)
+{
+    return cs_compose_describe(prob, params, "linear reduce-scatter on each node", "linear allgather on each node", buf,
+                               size);
+}
+
 const cs_alg cs_allreduce_multileader = {
     .name = "multileader",
     .description = "every rank a leader of its part: the linear reduce-scatter on each node, an allreduce across the "
@@ -152,5 +142,6 @@ const cs_alg cs_allreduce_multileader = {
     .tune = cs_multileader_tune,
     .cost = cs_multileader_cost,
     .build = cs_multileader_build,
+    .describe = cs_multileader_describe,
     .critical_path = CS_PATH_SUM,
 };
