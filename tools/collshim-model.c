@@ -172,7 +172,7 @@ static int cs_ours(const cs_model *model, const cs_problem *prob, char lines[][1
         const cs_alg *alg = table[row];
         cs_params params;
         char args[64] = "";
-        if (!alg->cost || cs_select_restriction(alg, prob))
+        if (!alg->cost || cs_alg_restriction(alg, prob))
             continue;
         cs_params_init(&params);
         if (alg->tune)
@@ -334,7 +334,7 @@ static int cs_print_domain(const char *spec, int maxp)
                                  .bytes = 1,
                                  .n = 1,
                                  .flags = CS_PROB_COMMUTATIVE | CS_PROB_EXACT | CS_PROB_CONTIG | CS_PROB_INVERSE};
-        if (!cs_select_restriction(alg, &prob))
+        if (!cs_alg_restriction(alg, &prob))
             printf("%d ", p);
     }
     printf("\n");

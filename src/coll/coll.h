@@ -33,15 +33,15 @@ enum { CS_PATH_SUM = 0, CS_PATH_EXACT = 1 };
 
 /* Parameters of one algorithm for one call. */
 typedef struct cs_params {
-    long long b;   /* butterfly: halving threshold in bytes; < 0: the model decides */
-    int k;         /* butterfly: halving rounds of this call (derived); elimination, ring: split stages */
-    int rmax;      /* ring: odd prime factors up to rmax run as rings; < 0: the model decides */
-    int nparts;    /* multiphase: the partition of d, or with factors set the factors of p */
+    long long b; /* butterfly: halving threshold in bytes; < 0: the model decides */
+    int k;       /* butterfly: halving rounds of this call (derived); elimination, ring: split stages */
+    int rmax;    /* ring: odd prime factors up to rmax run as rings; < 0: the model decides */
+    int nparts;  /* multiphase: the partition of d, or with factors set the factors of p */
     int parts[CS_MAX_PARTS];
-    int factors;   /* multiphase: parts[] are radices k_i with p = k_1 k_2 .. (4x4x6), not bits */
-    int radix;     /* bruck, knomial: the radix r >= 2; < 0: the model decides */
-    int levels;    /* knomial: rounds L >= 1, for the least radix with r^L >= p (tune sets radix); < 0: none */
-    int window;    /* linear: blocks per batch, a wait between batches (MPICH's throttle, 32); < 0: all at once */
+    int factors; /* multiphase: parts[] are radices k_i with p = k_1 k_2 .. (4x4x6), not bits */
+    int radix;   /* bruck, knomial: the radix r >= 2; < 0: the model decides */
+    int levels;  /* knomial: rounds L >= 1, for the least radix with r^L >= p (tune sets radix); < 0: none */
+    int window;  /* linear: blocks per batch, a wait between batches (MPICH's throttle, 32); < 0: all at once */
     /* multiphase, derived when the hull chose the parts: the block sizes
      * face_lo..face_hi (bytes, inclusive; SIZE_MAX: no bound) of the hull's
      * face; face_src 0: parts given, 1: the model's hull, 2: the configured one. */
@@ -194,6 +194,16 @@ static inline double cs_alg_cost_within(const cs_alg *alg, const cs_model *model
         return on_map;
     return alg->cost_within ? alg->cost_within(model, prob, params, stop) : alg->cost(model, prob, params);
 }
+
+/* One CS_REQ_* flag in words, as decisions give it ("needs p a power of two"); NULL if unknown. */
+const char *cs_alg_restriction_words(unsigned flag);
+
+/* NULL if the algorithm can run the problem, else its restriction in words. */
+const char *cs_alg_restriction(const cs_alg *alg, const cs_problem *prob);
+
+/* The same for parameters given in advance (a forced "name:args"): also
+ * whether they fit the call (CS_REQ_PARTITION). */
+const char *cs_alg_restriction_given(const cs_alg *alg, const cs_problem *prob, const cs_params *given);
 
 /* A bound on the largest message of a call's schedules, in bytes. */
 double cs_collective_largest_message(const cs_problem *prob);

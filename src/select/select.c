@@ -77,7 +77,7 @@ static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, co
         cs_decide(d, native, "rule");
         return 1;
     }
-    const char *no = cs_select_restriction_given(rule->alg, prob, &rule->params);
+    const char *no = cs_alg_restriction_given(rule->alg, prob, &rule->params);
     if (no) {
         if (!d->passed) {
             d->passed = rule->alg;
@@ -94,7 +94,7 @@ static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, co
 
 void cs_select_predict(const cs_model *model, const cs_problem *prob, cs_decision *d)
 {
-    if (d->predicted < 0 && d->alg->cost && !cs_select_restriction(d->alg, prob))
+    if (d->predicted < 0 && d->alg->cost && !cs_alg_restriction(d->alg, prob))
         d->predicted = cs_alg_cost_on_map(d->alg, model, prob, &d->params);
 }
 
@@ -131,7 +131,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
         return cs_decide(d, native, cc->from_env ? "native by the environment" : "native by the configuration");
 
     if (cc->choice == CS_CHOICE_FORCED) {
-        const char *no = cs_select_restriction_given(cc->alg, prob, &cc->params);
+        const char *no = cs_alg_restriction_given(cc->alg, prob, &cc->params);
         if (!no) {
             d->params = cc->params;
             d->predicted = cs_select_price(&cfg->model, cc->alg, prob, &d->params, INFINITY);
@@ -139,7 +139,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
         }
         d->passed = cc->alg;
         d->declined = no;
-        if (cc->alg->instead && !cs_select_restriction(cc->alg->instead, prob)) {
+        if (cc->alg->instead && !cs_alg_restriction(cc->alg->instead, prob)) {
             d->predicted = cs_select_price(&cfg->model, cc->alg->instead, prob, &d->params, INFINITY);
             return cs_decide(d, cc->alg->instead, "in place of the forced algorithm");
         }
@@ -173,7 +173,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
         }
         return cs_decide(d, native, "no algorithm of ours applies");
     }
-    if (alg->cost && !cs_select_restriction(alg, prob)) {
+    if (alg->cost && !cs_alg_restriction(alg, prob)) {
         /* The parameters the breakpoints hold: tune does not search again. The
          * price only for the log: a lookup and the parameters, nothing more. */
         cs_bp_key_params(cs_bp_entry_key(bp, entry), &d->params);
@@ -194,7 +194,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
     /* The breakpoint's choice cannot run this call (its datatype, say). */
     if (alg->cost && !d->passed) {
         d->passed = alg;
-        d->declined = cs_select_restriction(alg, prob);
+        d->declined = cs_alg_restriction(alg, prob);
     }
     return cs_select_model(cfg, prob, d);
 }

@@ -47,16 +47,6 @@ typedef struct cs_decision {
     double library_predicted, ours_predicted;
 } cs_decision;
 
-/* One CS_REQ_* flag in words, as decisions give it ("needs p a power of two"); NULL if unknown. */
-const char *cs_select_restriction_words(unsigned flag);
-
-/* NULL if the algorithm can run the problem, else its restriction in words. */
-const char *cs_select_restriction(const cs_alg *alg, const cs_problem *prob);
-
-/* The same for parameters given in advance (a forced "name:args"): also
- * whether they fit the call (CS_REQ_PARTITION). */
-const char *cs_select_restriction_given(const cs_alg *alg, const cs_problem *prob, const cs_params *given);
-
 void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d);
 /* The reason of a call that runs ours because the library computes its
  * operator wrongly (CS_PROB_LIBRARY_WRONG); the caller may name the pair. */

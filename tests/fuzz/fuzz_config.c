@@ -293,7 +293,7 @@ static void fz_check_forced(const cs_config *cfg, cs_coll c)
                                .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE | CS_PROB_EXACT};
             cs_params params = cc->params;
             double t;
-            if (cs_select_restriction_given(cc->alg, &prob, &cc->params))
+            if (cs_alg_restriction_given(cc->alg, &prob, &cc->params))
                 continue;
             if (cc->alg->tune)
                 cc->alg->tune(&cfg->model, &prob, &params);

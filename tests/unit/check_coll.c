@@ -45,7 +45,7 @@ static bool coll_p_allowed(const cs_alg *alg, int p)
 {
     const cs_problem prob = {.coll = alg->coll, .p = p, .count = 1, .elem = 1, .bytes = 1,
                              .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE | CS_PROB_EXACT};
-    return cs_select_restriction(alg, &prob) == NULL;
+    return cs_alg_restriction(alg, &prob) == NULL;
 }
 
 /* A count that every split of every algorithm divides evenly: the

@@ -124,7 +124,7 @@ static int compose_subs(const cs_problem *prob, cs_params *out, int most)
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
     for (int i = 1; i < n && k < most; i++) {
         if (!table[i]->build || table[i]->rules_only || (table[i]->requires & CS_REQ_NODES) ||
-            cs_select_restriction(table[i], &sub))
+            cs_alg_restriction(table[i], &sub))
             continue;
         cs_params_init(&out[k]);
         if (table[i]->tune)
@@ -197,7 +197,7 @@ START_TEST(test_leader_sim)
                                          : p <= 16                            ? 3
                                                                               : 1;
                     const cs_problem prob = compose_problem(rows[a]->coll, &map, p, count, flags, roots[ri]);
-                    const char *why = cs_select_restriction(rows[a], &prob);
+                    const char *why = cs_alg_restriction(rows[a], &prob);
                     const bool even = p % map.nodes == 0 && cs_compose_largest(&prob) == p / map.nodes;
                     const bool candidate = map.nodes > 1 && map.nodes < p &&
                                            (map.ranges || (f & 2) || rows[a]->coll == CS_COLL_ALLTOALL) &&
@@ -232,12 +232,12 @@ START_TEST(test_leader_restrictions)
     cs_nodes map;
     compose_map_make(MAP_CYCLIC3, 12, &map);
     cs_problem prob = compose_problem(CS_COLL_ALLREDUCE, &map, 12, 100, 0, 0);
-    const char *why = cs_select_restriction(&cs_allreduce_leader, &prob);
+    const char *why = cs_alg_restriction(&cs_allreduce_leader, &prob);
     ck_assert_msg(why && strstr(why, "commutative") && strstr(why, "consecutive"), "%s", why ? why : "none");
     prob.flags |= CS_PROB_COMMUTATIVE;
-    ck_assert_ptr_null(cs_select_restriction(&cs_allreduce_leader, &prob));
+    ck_assert_ptr_null(cs_alg_restriction(&cs_allreduce_leader, &prob));
     prob.node = NULL;
-    ck_assert_ptr_nonnull(cs_select_restriction(&cs_allreduce_leader, &prob));
+    ck_assert_ptr_nonnull(cs_alg_restriction(&cs_allreduce_leader, &prob));
     cs_nodes_free(&map);
 
     compose_map_make(MAP_BLOCKS4, 48, &map);

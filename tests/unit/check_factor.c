@@ -240,7 +240,7 @@ static void check_radix(int p, const int *k, int n, size_t m, bool inplace, cs_s
                              .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
     cs_alltoall_multiphase.format(&params, fmt, sizeof fmt);
     snprintf(what, sizeof what, "multiphase:%s p=%d m=%zu%s", fmt, p, m, inplace ? " in place" : "");
-    ck_assert_msg(!cs_select_restriction_given(&cs_alltoall_multiphase, &prob, &params), "%s: declined", what);
+    ck_assert_msg(!cs_alg_restriction_given(&cs_alltoall_multiphase, &prob, &params), "%s: declined", what);
     sim_run_alg(&cs_alltoall_multiphase, &prob, &params, scheds, &rep);
     ck_assert_msg(rep.total == 0, "%s: %s", what, sim_report_str(&rep, rep_str, sizeof rep_str));
     for (size_t i = 0; i < sizeof sched_models / sizeof sched_models[0]; i++) {
@@ -326,13 +326,13 @@ START_TEST(test_restrictions)
     ck_assert_int_eq(cs_alltoall_multiphase.parse("4x4x6", &f), 0);
     ck_assert_int_eq(cs_alltoall_multiphase.parse("2,2,1", &d), 0);
     cs_problem prob = a2a(96, 100);
-    ck_assert_ptr_null(cs_select_restriction_given(&cs_alltoall_multiphase, &prob, &f));
-    ck_assert_str_eq(cs_select_restriction_given(&cs_alltoall_multiphase, &prob, &d), "needs parts that sum to log2 p");
+    ck_assert_ptr_null(cs_alg_restriction_given(&cs_alltoall_multiphase, &prob, &f));
+    ck_assert_str_eq(cs_alg_restriction_given(&cs_alltoall_multiphase, &prob, &d), "needs parts that sum to log2 p");
     prob.p = 32;
-    ck_assert_ptr_null(cs_select_restriction_given(&cs_alltoall_multiphase, &prob, &d));
-    ck_assert_str_eq(cs_select_restriction_given(&cs_alltoall_multiphase, &prob, &f), "needs factors whose product is p");
+    ck_assert_ptr_null(cs_alg_restriction_given(&cs_alltoall_multiphase, &prob, &d));
+    ck_assert_str_eq(cs_alg_restriction_given(&cs_alltoall_multiphase, &prob, &f), "needs factors whose product is p");
     prob.p = 97; /* any p: the tuned row runs (one phase, Direct) */
-    ck_assert_ptr_null(cs_select_restriction(&cs_alltoall_multiphase, &prob));
+    ck_assert_ptr_null(cs_alg_restriction(&cs_alltoall_multiphase, &prob));
 
     cs_params t;
     cs_params_init(&t);

@@ -137,7 +137,7 @@ START_TEST(test_blocks_bit_identical)
                     without.node = NULL;
                     without.nodes = 0;
                     for (int a = 0; a < n; a++) {
-                        if (!table[a]->cost || cs_select_restriction(table[a], &with))
+                        if (!table[a]->cost || cs_alg_restriction(table[a], &with))
                             continue;
                         cs_params pw, po;
                         cs_params_init(&pw);
@@ -248,7 +248,7 @@ START_TEST(test_rows_priced_on_map)
                 flat.node = NULL;
                 ck_assert(cs_model_map_uneven(&nodes_model, &prob));
                 for (int a = 0; a < n; a++) {
-                    if (!table[a]->build || !table[a]->cost || cs_select_restriction(table[a], &prob))
+                    if (!table[a]->build || !table[a]->cost || cs_alg_restriction(table[a], &prob))
                         continue;
                     cs_params params;
                     cs_params_init(&params);

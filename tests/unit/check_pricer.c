@@ -285,7 +285,7 @@ START_TEST(test_closed_forms)
                                              .elem = elem, .bytes = counts[c] * elem,
                                              .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE |
                                                       (inplace ? CS_PROB_INPLACE : 0u)};
-                    if (cs_select_restriction_given(alg, &prob, &params))
+                    if (cs_alg_restriction_given(alg, &prob, &params))
                         continue;
                     for (int i = 0; i < NPRICER_MODELS; i++)
                         check_one(alg, &prob, params, &pricer_models[i], s);
@@ -364,7 +364,7 @@ START_TEST(test_closed_forms_on_nodes)
                     cs_params_init(&params);
                     if (rows[a].spec)
                         rows[a].alg->parse(rows[a].spec, &params);
-                    if (cs_select_restriction_given(rows[a].alg, &prob, &params))
+                    if (cs_alg_restriction_given(rows[a].alg, &prob, &params))
                         continue;
                     for (size_t m = 0; m < sizeof node_models / sizeof node_models[0]; m++) {
                         const cs_model *mo = &node_models[m];
@@ -426,7 +426,7 @@ START_TEST(test_alltoall_on_nodes)
                     const char *why;
                     const cs_alg *alg = cs_alg_lookup(CS_COLL_ALLTOALL, rows[a].spec, &params, &why);
                     ck_assert_ptr_nonnull(alg);
-                    if (cs_select_restriction_given(alg, &prob, &params))
+                    if (cs_alg_restriction_given(alg, &prob, &params))
                         continue;
                     if (alg->tune)
                         alg->tune(mo, &prob, &params);
@@ -610,7 +610,7 @@ START_TEST(test_core_neutral)
                                      .ppn = ppn < p ? ppn : 0};
             cs_params params;
             cs_params_init(&params);
-            if (cs_select_restriction_given(alg, &prob, &params))
+            if (cs_alg_restriction_given(alg, &prob, &params))
                 continue;
             for (int i = 0; !prob.ppn && i < NPRICER_MODELS; i++)
                 check_core_neutral(alg, &prob, params, &pricer_models[i], s);
@@ -669,7 +669,7 @@ START_TEST(test_core_closed_forms)
                                                  .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
                         cs_params params;
                         cs_params_init(&params);
-                        if (!t[i]->build || !t[i]->cost || cs_select_restriction(t[i], &prob) ||
+                        if (!t[i]->build || !t[i]->cost || cs_alg_restriction(t[i], &prob) ||
                             !strcmp(t[i]->name, "linear"))
                             continue;
                         if (t[i]->tune)
@@ -708,7 +708,7 @@ static void jobs_make(void)
                 const int p = k <= 64 ? k : above[k - 65];
                 const cs_problem prob = {.coll = (cs_coll)c, .p = p, .count = 1, .elem = 1, .bytes = 1,
                                          .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
-                if (cs_select_restriction(t[i], &prob))
+                if (cs_alg_restriction(t[i], &prob))
                     continue;
                 jobs = realloc(jobs, (size_t)(njobs + 1) * sizeof *jobs);
                 if (!jobs)

@@ -39,14 +39,14 @@ static const cs_alg *alg_named(cs_coll coll, const char *name)
 START_TEST(test_restriction_words)
 {
     cs_problem prob = problem(CS_COLL_ALLTOALL, 6, 8, 1, 0);
-    const char *no = cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "standard"), &prob);
+    const char *no = cs_alg_restriction(alg_named(CS_COLL_ALLTOALL, "standard"), &prob);
     ck_assert_ptr_nonnull(no);
     ck_assert_ptr_nonnull(strstr(no, "power of two"));
-    ck_assert_ptr_null(cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob)); /* any p */
+    ck_assert_ptr_null(cs_alg_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob)); /* any p */
     prob.p = 8;
-    ck_assert_ptr_null(cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob));
+    ck_assert_ptr_null(cs_alg_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob));
     prob.flags &= ~CS_PROB_CONTIG;
-    ck_assert_ptr_nonnull(strstr(cs_select_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob), "contiguous"));
+    ck_assert_ptr_nonnull(strstr(cs_alg_restriction(alg_named(CS_COLL_ALLTOALL, "direct"), &prob), "contiguous"));
 }
 END_TEST
 
@@ -182,7 +182,7 @@ static int brute_force_choice(const cs_problem *variant, size_t bytes)
     prob.flags |= CS_PROB_CONTIG;
     for (int i = 0; i < n; i++) {
         cs_params params;
-        if (!table[i]->cost || table[i]->rules_only || cs_select_restriction(table[i], &prob))
+        if (!table[i]->cost || table[i]->rules_only || cs_alg_restriction(table[i], &prob))
             continue;
         cs_params_init(&params);
         if (table[i]->tune)
@@ -274,7 +274,7 @@ static double price_on_call(const cs_problem *prob, int i, cs_params *params)
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
     if (i == 0)
         return cs_library_price(&cfg.model, prob, &name);
-    if (!table[i]->cost || cs_select_restriction(table[i], prob))
+    if (!table[i]->cost || cs_alg_restriction(table[i], prob))
         return INFINITY;
     cs_params_init(params);
     if (table[i]->tune)

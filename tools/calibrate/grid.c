@@ -110,7 +110,7 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
     for (int i = 0; i < nalgs; i++) {
         const cs_alg *alg = table[i];
         char given[CAL_MAX_GIVENS][CAL_GIVEN];
-        if (!alg->cost || cs_select_restriction(alg, prob) || cal_skipped(st->o, alg))
+        if (!alg->cost || cs_alg_restriction(alg, prob) || cal_skipped(st->o, alg))
             continue;
         /* Parameters in effect that a path before it has too (r = 8 and 16 at p = 4) are timed once. */
         const int ng = row_givens(st, alg, prob, given);

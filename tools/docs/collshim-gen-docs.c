@@ -173,7 +173,7 @@ static void cs_gen_algorithms(void)
             for (unsigned bit = 1; bit; bit <<= 1) {
                 if (!(alg->requires & bit))
                     continue;
-                const char *words = cs_select_restriction_words(bit);
+                const char *words = cs_alg_restriction_words(bit);
                 if (!words) {
                     fprintf(stderr, "%s: %s %s: restriction 0x%x has no words in src/select/select.c\n", cs_prog,
                             cs_coll_name((cs_coll)c), alg->name, bit);

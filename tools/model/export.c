@@ -64,7 +64,7 @@ static double cs_export_ours(const cs_model *model, const cs_problem *prob, cons
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
     for (int row = 1; row < n; row++) {
         const cs_alg *alg = table[row];
-        if (!alg->cost || alg->rules_only || cs_select_restriction(alg, prob))
+        if (!alg->cost || alg->rules_only || cs_alg_restriction(alg, prob))
             continue;
         cs_params params;
         cs_params_init(&params);

@@ -10,7 +10,6 @@
 
 #include "coll/compose/compose.h"
 #include "coll/reduce/knomial.h"
-#include "select/select.h"
 
 int cs_compose_members(const cs_problem *prob, int j, int *out)
 {
@@ -179,7 +178,7 @@ double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *pa
         const cs_alg *alg = table[i];
         cs_params tuned;
         if (!alg->build || !alg->cost || alg->rules_only || (alg->requires & CS_REQ_NODES) ||
-            cs_select_restriction(alg, sub))
+            cs_alg_restriction(alg, sub))
             continue;
         cs_params_init(&tuned);
         if (alg->tune)
