@@ -70,6 +70,16 @@ check-smpi: smpi
 	scripts/collshim-scale --quick --platform fattree-64 --build $(B) --out $(B)/scale-fattree
 	@grep -q '^  ranks_per_node: 8$$' $(B)/scale-fattree/fit.fattree-64.16.plain.yaml || \
 	    { echo "check-smpi: --fit did not take fattree-64's leaf switches (8 ranks) as nodes" >&2; exit 1; }
+	@# the placements: --plan placements parses and places its points; ranks round robin on
+	@# multi-core nodes (the script stops where the benchmark's node map, MPI_COMM_TYPE_SHARED as
+	@# collshim sees it, is not cyclic), and the benchmark's column communicators (-C column)
+	scripts/collshim-scale --plan placements --dry-run --out $(B)/scale-placements-dry >/dev/null
+	scripts/collshim-scale --quick --platform multicore:cyclic,multicore:column --np 20 --colls allreduce,reduce \
+	    --no-calibrate --build $(B) --out $(B)/scale-placements-quick
+	@grep -q '^# nodes: 3, ranks per node 6..7, placement cyclic$$' $(B)/scale-placements-quick/multicore:cyclic.20.plain.*.out && \
+	    grep -q '^# column communicators: 8, of 3 ranks$$' $(B)/scale-placements-quick/multicore:column-of-20.20.plain.*.out && \
+	    grep -q '^multicore:column-of-20 plain 3 allreduce 65536 auto ' $(B)/scale-placements-quick/raw.txt || \
+	    { echo "check-smpi: the cyclic placement or the column communicators are not what the benchmark ran" >&2; exit 1; }
 
 -include $(SMPI_OBJ:.o=.d) $(SMPI_CAL_OBJ:.o=.d)
 

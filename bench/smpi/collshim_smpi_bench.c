@@ -1,6 +1,7 @@
 /*
  * The scale lab's benchmark: MPI_Allreduce, MPI_Reduce and MPI_Alltoall on
- * MPI_COMM_WORLD over a list of sizes, timed through two paths in one run:
+ * MPI_COMM_WORLD (or, with -C column, on the columns of the job's nodes: see
+ * below) over a list of sizes, timed through two paths in one run:
  *
  *   shim    MPI_<coll>: collshim's entry point, linked into this executable (mk/smpi.mk),
  *           deciding as configured (COLLSHIM_CONFIG, COLLSHIM_ALLREDUCE=ring, ...)
@@ -14,16 +15,28 @@
  * of K calls each, each from a common start to the last rank's end (see time_calls); the
  * median.
  *
- * Output, rank 0, one line per (coll, p, bytes, path):
+ * Output, world rank 0: first the node map that MPI_COMM_TYPE_SHARED gives (under SMPI, the
+ * ranks of one host), which is what collshim sees where model.ranks_per_node is 0:
+ *   # nodes: N, ranks per node MIN..MAX, placement block|cyclic|other
+ * (and with -C column `# column communicators: K, of P ranks`), then one line per (coll, p,
+ * bytes, path), p the size of the communicator timed:
  *   coll p bytes path alg median_s min_s
  * then `# done: N results checked ...` (smpirun's exit status does not show an abort).
+ *
+ * -C column: MPI_Comm_split by the rank within the node (MPI_COMM_TYPE_SHARED), so that each
+ * communicator holds one rank of every node (of those that have that many ranks): the column
+ * of a process grid whose rows are nodes, as ScaLAPACK and most solvers make it. Every column
+ * calls each collective at once, as a grid's columns do, sharing the nodes' links; a timing is
+ * from the common start of all the job's ranks to the last rank's end, and a reduce's root is
+ * rank ROOT of each column. Results are checked on every column; the line's p is world rank
+ * 0's column's size.
  * `alg` is a label (-a, -n), not what ran: which algorithm collshim chose is in its log.
  * bytes: count x 8 for the reductions (MPI_DOUBLE, or MPI_INT64_T with -T int64: an exact type,
  * which the windowed allreduce needs), the block for one destination for alltoall (MPI_BYTE).
  *
  * usage: collshim-smpi-bench [-c COLLS] [-s SIZES] [-w WARM] [-r REPS] [-k CALLS] [-P PATHS]
  *                            [-a LABEL] [-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES]
- *                            [-A BYTES] [-t sync|barrier] [-x]
+ *                            [-A BYTES] [-t sync|barrier] [-C world|column] [-x]
  *   -c  allreduce,reduce,alltoall (default: all three)
  *   -s  bytes: a list 8,64,1K,1M or a range LO:HI[:FACTOR] (default 8:1M:8)
  *   -w  untimed calls per path before timing (default 2)
@@ -39,6 +52,7 @@
  *       pass BYTES (default: no limit but -m): p^2 messages in flight, the simulator's cost
  *   -t  how a timing starts: sync, on every rank at one instant of the simulated clock (the
  *       default under SMPI: see time_calls), or barrier (the default elsewhere)
+ *   -C  the communicator timed: world (the default) or column (above)
  *   -x  no correctness check
  *
  * Plain MPI works too (mpicc, with build/mpich/libcollshim.so preloaded); under smpirun, see
@@ -76,20 +90,23 @@ typedef struct opts {
     int check;
 } opts;
 
-/* One collective on MPI_COMM_WORLD through either path. */
+/* One collective on the communicator timed (comm) through either path. */
 typedef struct bench_call {
     int coll, use_pmpi, root;
     void *s, *r;
     int n; /* doubles (reductions) or bytes per block (alltoall) */
 } bench_call;
 
-static int rank, p;
+static int rank, p; /* in the communicator timed */
+static int world_rank, world_p;
+static MPI_Comm comm; /* MPI_COMM_WORLD, or this rank's column (-C column) */
+static int column;    /* -C column */
 static MPI_Datatype elem_type = MPI_DOUBLE; /* -T: the reductions' elements, 8 bytes */
 static int sync_clocks = CS_BENCH_SYNC_CLOCKS; /* -t: see time_calls */
 
 static void die(const char *msg)
 {
-    if (rank == 0)
+    if (world_rank == 0)
         fprintf(stderr, "collshim-smpi-bench: %s\n", msg);
     PMPI_Abort(MPI_COMM_WORLD, 2);
 }
@@ -98,13 +115,13 @@ static int run(const bench_call *c)
 {
     switch (c->coll) {
     case B_ALLREDUCE:
-        return (c->use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(c->s, c->r, c->n, elem_type, MPI_SUM, MPI_COMM_WORLD);
+        return (c->use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(c->s, c->r, c->n, elem_type, MPI_SUM, comm);
     case B_REDUCE:
         return (c->use_pmpi ? PMPI_Reduce : MPI_Reduce)(c->s, c->r, c->n, elem_type, MPI_SUM, c->root,
-                                                        MPI_COMM_WORLD);
+                                                        comm);
     default:
         return (c->use_pmpi ? PMPI_Alltoall : MPI_Alltoall)(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE,
-                                                            MPI_COMM_WORLD);
+                                                            comm);
     }
 }
 
@@ -167,7 +184,8 @@ static void parse_args(int argc, char **argv, opts *o)
         }
         if (a[0] != '-' || !a[1] || a[2] || !v)
             die("usage: collshim-smpi-bench [-c COLLS] [-s SIZES] [-w N] [-r N] [-k N] [-P PATHS] [-a LABEL] "
-                "[-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES] [-A BYTES] [-t sync|barrier] [-x]");
+                "[-n LABEL] [-R ROOT] [-T double|int64] [-m BYTES] [-A BYTES] [-t sync|barrier] [-C world|column] "
+                "[-x]");
         i++;
         switch (a[1]) {
         case 'c':
@@ -183,6 +201,11 @@ static void parse_args(int argc, char **argv, opts *o)
         case 'n': o->native_label = v; break;
         case 'R': o->root = atoi(v); break;
         case 't': sync_clocks = !strcmp(v, "sync"); break;
+        case 'C':
+            if (strcmp(v, "world") && strcmp(v, "column"))
+                die("-C: world or column");
+            column = !strcmp(v, "column");
+            break;
         case 'T': elem_type = !strcmp(v, "int64") ? MPI_INT64_T : MPI_DOUBLE; break;
         case 'm': {
             char *end;
@@ -197,7 +220,7 @@ static void parse_args(int argc, char **argv, opts *o)
         default: die("unknown option");
         }
     }
-    if (o->reps < 1 || o->calls < 1 || o->warm < 0 || o->root < 0 || o->root >= p)
+    if (o->reps < 1 || o->calls < 1 || o->warm < 0 || o->root < 0)
         die("-r and -k must be >= 1, -w >= 0, -R a rank");
 }
 
@@ -244,14 +267,15 @@ static void check(bench_call *c, void *want, const char *label, size_t bytes)
         for (size_t i = 0; i < len && bad < 0; i++)
             if (((unsigned char *)c->r)[i] != ((unsigned char *)want)[i])
                 bad = (long)i;
-    PMPI_Allreduce(&bad, &first_bad, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    PMPI_Allreduce(&bad, &first_bad, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD); /* every column's */
     if (first_bad < 0)
         return;
     if (bad >= 0) /* every rank with a difference says so; stdout may be lost on abort */
         fprintf(stderr,
-                "collshim-smpi-bench: MISMATCH %s p=%d bytes=%zu %s rank %d: %s (shim rc %d, library rc %d, "
-                "first differing byte %ld of %zu)\n",
-                coll_name[c->coll], p, bytes, label, rank, bad == (long)len ? "a call failed" : "results differ",
+                "collshim-smpi-bench: MISMATCH %s p=%d bytes=%zu %s rank %d (world rank %d): %s (shim rc %d, "
+                "library rc %d, first differing byte %ld of %zu)\n",
+                coll_name[c->coll], p, bytes, label, rank, world_rank,
+                bad == (long)len ? "a call failed" : "results differ",
                 rc_shim, rc_lib, bad, len);
     fflush(stderr);
     PMPI_Barrier(MPI_COMM_WORLD);
@@ -271,7 +295,8 @@ static void run_or_die(void *c)
 }
 
 /* Seconds per call of `calls` calls: from the common start (or, with -t barrier, this rank's
- * exit from a barrier) to the last rank's end (common_start.h). */
+ * exit from a barrier) to the last rank's end (common_start.h), over all the job's ranks: with
+ * -C column, every column's calls at once, until the slowest column's end. */
 static double time_calls(const bench_call *c, int calls)
 {
     return cs_timed_calls(MPI_COMM_WORLD, sync_clocks, &sync_slack, calls, run_or_die, (void *)c);
@@ -285,9 +310,49 @@ static void measure(bench_call *c, const opts *o, size_t bytes, const char *labe
     for (int i = 0; i < o->reps; i++)
         t[i] = time_calls(c, o->calls);
     const double median = bench_median(t, o->reps), min = t[0]; /* bench_median sorts */
-    if (rank == 0)
+    if (world_rank == 0)
         printf("%-9s %5d %9zu %-6s %-28s %.6e %.6e\n", coll_name[c->coll], p, bytes, c->use_pmpi ? "native" : "shim",
                label, median, min);
+}
+
+/* The node map as MPI_COMM_TYPE_SHARED gives it (SMPI: a host's ranks), printed by world rank 0:
+ * how many nodes, their sizes, and whether world ranks lie on them in blocks (node r / ppn,
+ * the last part full) or round robin (node r mod N). Returns this rank's rank in its node. */
+static int node_map(void)
+{
+    MPI_Comm node;
+    int local, size, key = world_rank;
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    PMPI_Comm_rank(node, &local);
+    PMPI_Comm_size(node, &size);
+    PMPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT, MPI_MIN, node); /* the node's first rank */
+    PMPI_Comm_free(&node);
+    int *keys = world_rank == 0 ? malloc(sizeof(int) * 2 * (size_t)world_p) : NULL;
+    if (world_rank == 0 && !keys)
+        die("out of memory");
+    PMPI_Gather(&key, 1, MPI_INT, keys, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (world_rank == 0) {
+        int *index = keys + world_p, nodes = 0, block = 1, cyclic = 1, lo = world_p, hi = 0;
+        for (int r = 0; r < world_p; r++) /* nodes numbered in order of first appearance */
+            index[r] = keys[r] == r ? nodes++ : index[keys[r]];
+        for (int n = 0; n < nodes; n++) {
+            int count = 0;
+            for (int r = 0; r < world_p; r++)
+                count += index[r] == n;
+            lo = count < lo ? count : lo;
+            hi = count > hi ? count : hi;
+        }
+        for (int r = 0; r < world_p; r++) {
+            block &= index[r] == r / hi;
+            cyclic &= index[r] == r % nodes;
+        }
+        printf("# nodes: %d, ranks per node %d..%d, placement %s\n", nodes, lo, hi,
+               block    ? "block"
+               : cyclic ? "cyclic"
+                        : "other");
+        free(keys);
+    }
+    return local;
 }
 
 int main(int argc, char **argv)
@@ -297,9 +362,25 @@ int main(int argc, char **argv)
     int nchecked = 0;
 
     MPI_Init(&argc, &argv);
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &p);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_p);
     parse_args(argc, argv, &o);
+    const int local = node_map();
+    comm = MPI_COMM_WORLD;
+    if (column) { /* one communicator per rank within the node, ordered by world rank */
+        int columns;
+        PMPI_Comm_split(MPI_COMM_WORLD, local, world_rank, &comm);
+        PMPI_Allreduce(&local, &columns, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        PMPI_Comm_size(comm, &p);
+        if (world_rank == 0)
+            printf("# column communicators: %d, of %d ranks\n", columns + 1, p);
+    }
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &p);
+    int least_p = p;
+    PMPI_Allreduce(&p, &least_p, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (o.root >= least_p)
+        die("-R: not a rank of every communicator timed");
     for (int c = 0; c < B_NCOLL; c++) {
         const char *forced = getenv(coll_env[c]);
         if (o.shim_label)
@@ -312,7 +393,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < B_NCOLL; c++)
         for (int i = 0; o.coll[c] && i < o.nsizes; i++) {
             const size_t len = c == B_ALLTOALL ? o.sizes[i] * (size_t)p : o.sizes[i];
-            if (len > max_len && 4.0 * (double)len * p <= o.budget)
+            if (len > max_len && 4.0 * (double)len * world_p <= o.budget)
                 max_len = len;
         }
     char *s = malloc(max_len + 8), *r = malloc(max_len + 8), *want = malloc(max_len + 8);
@@ -320,27 +401,27 @@ int main(int argc, char **argv)
     if (!s || !r || !want || !t)
         die("out of memory");
 
-    if (rank == 0)
+    if (world_rank == 0)
         printf("# %-7s %5s %9s %-6s %-28s %-12s %-12s\n", "coll", "p", "bytes", "path", "alg", "median_s", "min_s");
     for (int c = 0; c < B_NCOLL; c++) {
         for (int i = 0; o.coll[c] && i < o.nsizes; i++) {
             const size_t bytes = o.sizes[i];
             const size_t len = c == B_ALLTOALL ? bytes * (size_t)p : bytes;
             if (c == B_ALLTOALL && o.a2a_budget > 0 && (double)bytes * p * p > o.a2a_budget) {
-                if (rank == 0)
+                if (world_rank == 0)
                     printf("# alltoall %zu: %.3g bytes sent over all ranks, above -A; skipped\n", bytes,
                            (double)bytes * p * p);
                 continue;
             }
             if (c != B_ALLTOALL && bytes % sizeof(double)) {
-                if (rank == 0)
+                if (world_rank == 0)
                     printf("# %s %zu: not a multiple of 8 bytes; skipped\n", coll_name[c], bytes);
                 continue;
             }
             if (len > max_len || bytes / (c == B_ALLTOALL ? 1 : sizeof(double)) > INT32_MAX) {
-                if (rank == 0)
+                if (world_rank == 0)
                     printf("# %s %zu: %.3g bytes over all ranks, above -m; skipped\n", coll_name[c], bytes,
-                           4.0 * (double)len * p);
+                           4.0 * (double)len * world_p);
                 continue;
             }
             bench_call call = {.coll = c,
@@ -365,12 +446,14 @@ int main(int argc, char **argv)
         }
     }
     /* SMPI 3.32's smpirun exits 0 after MPI_Abort: scripts look for this line. */
-    if (rank == 0)
+    if (world_rank == 0)
         printf("# done: %d results checked against the library's\n", nchecked);
     free(s);
     free(r);
     free(want);
     free(t);
+    if (column)
+        PMPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
 }
