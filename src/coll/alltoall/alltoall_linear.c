@@ -68,7 +68,8 @@ static double cs_linear_round_cost(const cs_model *model, double n, double bytes
  * in order, the blocks j < ppn first, to its own node (alpha_node,
  * beta_node, a path of their own, where the model has a node level), then
  * the others off it, where every rank of the node sends its own at once
- * (cs_model_off_node with ppn senders); each path's last block is in after
+ * (cs_model_off_node with ppn senders; the core, every rank's at once);
+ * each path's last block is in after
  * its blocks queue on it, the batch when the slower one's is. An estimate:
  * a node's other ranks send theirs in another order, and a receiver's link
  * may take its blocks later (0.78 to 1.05 of the pricer, 0.80 to 1.41 in batches of 4: a unit test).
@@ -78,7 +79,7 @@ static double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *
     const int ppn = model->node_levels ? prob->ppn : 1, n = hi - lo - (lo == 0); /* no node level: one path */
     const int on_lo = lo > 1 ? lo : 1, on_hi = hi < ppn ? hi : ppn, n_on = on_hi > on_lo ? on_hi - on_lo : 0;
     const int n_off = n - n_on;
-    const cs_model on = cs_model_on_node(model), off = cs_model_off_node(model, prob->ppn);
+    const cs_model on = cs_model_on_node(model), off = cs_model_off_nodes(model, prob->ppn, prob->p);
     const double o = model->overhead;
     const double t_on = n_on ? o * n + fmax(o * n_on, o + (n_on - 1) * on.beta * m) + on.alpha + on.beta * m : 0.0;
     const double t_off =
@@ -90,7 +91,9 @@ double cs_linear_round(const cs_model *model, const cs_problem *prob, int lo, in
 {
     if (cs_model_nodes(model, prob) && prob->ppn < prob->p)
         return cs_linear_round_on_nodes(model, prob, lo, hi, bytes);
-    return cs_linear_round_cost(model, hi - lo - (lo == 0), bytes);
+    /* every rank's blocks through the network's core at once (none on one node) */
+    const cs_model core = cs_model_through_core(model, prob->ppn > 1 ? 0 : prob->p);
+    return cs_linear_round_cost(&core, hi - lo - (lo == 0), bytes);
 }
 
 static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
