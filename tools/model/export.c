@@ -105,6 +105,10 @@ static void cs_export_sizes(const cs_model *model, const cs_export_plan *plan, c
                 words = w;
             }
         }
+        if (plan->library == CS_LIBRARY_OPENMPI && best >= native * (1 - 1e-9)) {
+            choice = -1; /* no better than Open MPI's own decision: algorithm 0 keeps it (linear_sync, two_proc) */
+            words = dflt;
+        }
         const double mine = cs_export_ours(model, &prob, &ours);
         const double gain = mine > 0 ? best / mine : 0.0;
         cs_export_msg *band = com->n && com->msg[com->n - 1].alg == choice ? &com->msg[com->n - 1] : NULL;
