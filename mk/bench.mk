@@ -5,7 +5,7 @@
 
 BENCH_REPS ?= 9
 
-.PHONY: bench-decide bench-reduce-paths bench-native-path check-openmpi-mirror
+.PHONY: bench-decide bench-reduce-paths bench-native-path check-openmpi-mirror bench-export
 
 $(B)/bench_decide: bench/bench_decide.c $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -Ibench -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
@@ -44,3 +44,9 @@ check-openmpi-mirror: $(TOOLS)
 	        || exit 1; \
 	done
 
+
+# make bench-export: the library's default against the library under the tuning file
+# collshim-model --export writes against collshim preloaded, p = 2, 4, 8, paired medians
+# (bench/run-export, docs/exporting.md).
+bench-export: $(LIB) $(OMPI_LIB) $(TOOLS)
+	bench/run-export $(B) 3

@@ -25,7 +25,7 @@ typedef struct cs_export_alg {
  * ours where it beats the file, its price and gain (library / ours; 0: none). */
 typedef struct cs_export_msg {
     size_t upto;
-    int alg;
+    int alg; /* index in the plan's algs; -1: Open MPI's own decision (algorithm 0) */
     const char *words;
     double gain;
     size_t gain_at;

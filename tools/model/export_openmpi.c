@@ -4,7 +4,8 @@
  * (allreduce 2, alltoall 3, reduce 11) and its communicator sizes; per size
  * its lower bound and its message sizes; per message size its lower bound
  * (bytes: the vector's; alltoall's p blocks, as Open MPI measures it), the
- * algorithm, fan-in/out and segment size (0: unsegmented, as priced).
+ * algorithm (0: Open MPI's own decision, where the model finds nothing
+ * cheaper), fan-in/out and segment size (0: unsegmented, as priced).
  * Past the plan's largest p a last size rule names algorithm 0 for every
  * message: Open MPI's own decision. '#' starts a comment Open MPI skips.
  */
@@ -38,8 +39,9 @@ int cs_export_write_openmpi(const cs_export_plan *plan, FILE *out)
                 const cs_export_alg *alg = &plan->algs[coll][m->alg];
                 /* grid point s stands for [s, 2s); alltoall's in p blocks (a band per p) */
                 const size_t from = b ? 2 * com->msg[b - 1].upto * (a2a ? (size_t)com->p_lo : 1) : 0;
-                fprintf(out, "%zu %d %d 0 # %s\n", from, alg->alg,
-                        alg->alg == 2 && coll == CS_COLL_REDUCE ? alg->fanout : 0, m->words);
+                fprintf(out, "%zu %d %d 0 # %s%s\n", from, alg->alg,
+                        alg->alg == 2 && coll == CS_COLL_REDUCE ? alg->fanout : 0, m->alg < 0 ? "Open MPI's own: " : "",
+                        m->words);
             }
         }
         fprintf(out, "%d # from p = %d: Open MPI's own decisions\n1\n0 0 0 0\n", plan->pmax + 1, plan->pmax + 1);
