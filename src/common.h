@@ -139,7 +139,7 @@ typedef struct cs_model {
      * the shim reads them through MPI_T at start (shim/init.c). */
     unsigned char library_forced[CS_COLL_LAST];
     /* The tuning file the library runs under (model.library_rules,
-     * select/library_rules.h): MPICH's JSON or Open MPI's dynamic rules,
+     * config/library_rules.h): MPICH's JSON or Open MPI's dynamic rules,
      * priced before library_forced and the defaults; NULL: none. */
     const struct cs_library_rules *library_rules;
     /* Bokhari's hulls under this model, built once with the configuration

@@ -11,7 +11,7 @@
 #include "config/config.h"
 #include "config/config_internal.h"
 #include "config/config_yaml.h"
-#include "select/library_rules.h"
+#include "config/library_rules.h"
 
 /* ---- mappings ------------------------------------------------------------- */
 

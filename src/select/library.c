@@ -77,7 +77,7 @@
 
 #include "select/library.h"
 #include "select/library_rows.h"
-#include "select/library_rules.h"
+#include "config/library_rules.h"
 
 /* mpir/generic.json's allreduce "avg_msg_size<=8", reduce's "avg_msg_size<=2048" (SMPI's
  * copy of MPICH 3's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE for both), alltoall's 256 and 32768 */

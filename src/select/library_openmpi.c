@@ -57,7 +57,7 @@
 #include <math.h>
 
 #include "select/library_rows.h"
-#include "select/library_rules.h"
+#include "config/library_rules.h"
 
 typedef struct cs_ompi_step {
     size_t below; /* message sizes up to here, exclusive; 0: every size left */

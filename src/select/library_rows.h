@@ -27,7 +27,7 @@ double cs_library_bcast_scatter(const cs_model *model, const cs_problem *prob, i
 
 /* MPICH's MPIR algorithm named mpir ("MPIR_Allreduce_intra_recursive_doubling")
  * for prob, as MPICH 4.0.2 runs it: its price and its name in words; -1: not
- * one of prob's collective we price (select/library_rules.c lists them). */
+ * one of prob's collective we price (config/library_rules.c lists them). */
 double cs_library_mpich_alg(const cs_model *model, const cs_problem *prob, const char *mpir, const char **name);
 
 /* Open MPI 4.1's algorithm number alg of prob's collective (fanout: the

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "model/export.h"
-#include "select/json_tree.h"
+#include "config/json_tree.h"
 
 /* The JSON text built into libmpich: of the NUL-terminated texts around a
  * "collective=allreduce" key, the one that is a JSON object and names MPIR's

@@ -10,7 +10,7 @@
  * message: Open MPI's own decision. '#' starts a comment Open MPI skips.
  */
 #include "model/export.h"
-#include "select/library_rules.h"
+#include "config/library_rules.h"
 
 static int cs_export_ompi_id(cs_coll coll)
 {

@@ -10,7 +10,7 @@
 #include <limits.h>
 
 #include "common.h"
-#include "select/json_tree.h"
+#include "config/json_tree.h"
 
 /* Open MPI's collective numbers in a rules file (coll_base_functions.h: ALLREDUCE 2, ALLTOALL 3, REDUCE 11) */
 enum { CS_OMPI_ID_ALLREDUCE = 2, CS_OMPI_ID_ALLTOALL = 3, CS_OMPI_ID_REDUCE = 11, CS_OMPI_IDS = 22 };

@@ -1,5 +1,5 @@
 /*
- * A JSON reader for MPICH's collective selection files (select/library_rules.c,
+ * A JSON reader for MPICH's collective selection files (config/library_rules.c,
  * the exporter): objects whose values are objects, as MPICH's own reader
  * (csel.c) takes them. Every member keeps where it is in the text, so that a
  * caller can name a line and a column, or copy a member's text whole.

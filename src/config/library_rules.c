@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/library_rules.h"
+#include "config/library_rules.h"
 
 static const char *const cs_mpich_allreduce[] = {"MPIR_Allreduce_intra_recursive_doubling",
                                                  "MPIR_Allreduce_intra_reduce_scatter_allgather", NULL};

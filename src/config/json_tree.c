@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/json_tree.h"
+#include "config/json_tree.h"
 
 typedef struct cs_json_reader {
     const char *s;
