@@ -121,7 +121,8 @@ double cs_library_bcast_scatter(const cs_model *model, const cs_problem *prob, i
 {
     const int p = prob->p;
     const double step = model->alpha + 2 * model->overhead;
-    const double spread = (p - 1) / (double)p * (double)prob->bytes * cs_model_off_node(model, 1).beta;
+    /* every rank sends at once: all p through the network core (model.beta_core) */
+    const double spread = (p - 1) / (double)p * (double)prob->bytes * cs_model_off_nodes(model, 1, p).beta;
     return (cs_ceil_log2(p) + (ring ? p - 1 : cs_ceil_log2(p))) * step + 2 * spread;
 }
 
