@@ -121,6 +121,13 @@ typedef struct cs_model {
      * SMPI sends every message so; an MPI library, those past its eager
      * limit). 0: none, every message is sent eagerly, whenever it is posted. */
     size_t rendezvous_from;
+    /* Distance (model.distance, cs_model_hop_latency): where a message's
+     * latency grows with how far apart its ranks are, a message between
+     * ranks a and b crosses cs_hops(distance, a, b) links and costs
+     * alpha_hop per link beyond the first; CS_DISTANCE_NONE (0): every pair
+     * alpha alone. */
+    int distance;
+    double alpha_hop;
     /* select keeps the MPI library's collective unless ours is predicted
      * cheaper by this fraction of the library's price (0 <= margin < 1). */
     double margin;
@@ -256,6 +263,47 @@ static inline cs_model cs_model_hop(const cs_model *model, const cs_problem *pro
     return on_node ? cs_model_on_node(model) : cs_model_off_node(model, senders);
 }
 
+/* How the links between two ranks grow with their numbers (model.distance):
+ * none, the XOR of the ranks (a hypercube: one link per differing bit), or
+ * their difference (a line: |a - b| links). */
+enum { CS_DISTANCE_NONE, CS_DISTANCE_XOR, CS_DISTANCE_DIFFERENCE };
+
+/* The links a message between ranks a and b crosses under `distance`. */
+static inline long cs_hops(int distance, long a, long b)
+{
+    if (distance == CS_DISTANCE_XOR)
+        return __builtin_popcountl((unsigned long)(a ^ b));
+    if (distance == CS_DISTANCE_DIFFERENCE)
+        return a > b ? a - b : b - a;
+    return 1;
+}
+
+/* The latency a message between ranks a and b adds to alpha: alpha_hop per
+ * link beyond the first (0 where the model has no distance). */
+static inline double cs_model_hop_latency(const cs_model *model, long a, long b)
+{
+    const long h = model->distance ? cs_hops(model->distance, a, b) : 1;
+    return h > 1 ? model->alpha_hop * (double)(h - 1) : 0.0;
+}
+
+/* The most links between two members of one instance of a level of p ranks:
+ * members base + j stride (j < f, below p) of every base whose digit
+ * (base / stride) mod f is 0 (sched/distance.c). */
+long cs_level_hops(int distance, long p, long stride, long f);
+
+/* The latency a level's slowest message adds to alpha (cs_level_hops; 0
+ * where the model has no distance): every rank of a level waits for its
+ * partners, so its round takes the farthest pair's. */
+static inline double cs_model_level_latency(const cs_model *model, long p, long stride, long f)
+{
+    const long h = model->distance ? cs_level_hops(model->distance, p, stride, f) : 1;
+    return h > 1 ? model->alpha_hop * (double)(h - 1) : 0.0;
+}
+
+/* The most links a shift of d ranks crosses, rank r sending to (r + d) mod p
+ * (Bruck's rounds; sched/distance.c). */
+long cs_shift_hops(int distance, long p, long d);
+
 /*
  * The model that the messages of one level of a schedule see: ranks stride
  * apart, in instances of f members (a butterfly: 2, a ring or an
@@ -269,8 +317,11 @@ static inline cs_model cs_model_hop(const cs_model *model, const cs_problem *pro
 static inline cs_model cs_model_at_level(const cs_model *model, const cs_problem *prob, long stride, int f)
 {
     const long ppn = prob->ppn;
-    return cs_model_hop(model, prob, cs_level_on_node(prob, stride, f),
-                        ppn < 1 ? 1 : stride % ppn == 0 ? ppn : stride < ppn ? stride : ppn);
+    cs_model at = cs_model_hop(model, prob, cs_level_on_node(prob, stride, f),
+                               ppn < 1 ? 1 : stride % ppn == 0 ? ppn : stride < ppn ? stride : ppn);
+    if (model->distance) /* the level's farthest pair (cs_model_level_latency) */
+        at.alpha += cs_model_level_latency(model, prob->p, stride, f);
+    return at;
 }
 
 #endif

@@ -70,6 +70,9 @@ static void cs_sched_price_flush(cs_sched *s)
     else
         s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
                                          s->p_copied);
+    if (s->p_hops > 1) /* the round's farthest message: its links beyond the first */
+        s->priced += s->price->alpha_hop * (double)(s->p_hops - 1);
+    s->p_hops = 1;
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
     s->p_sent_off = s->p_recv_off = 0;
@@ -87,6 +90,8 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->p_sends = s->p_recvs = 0;
     s->p_ppn = 0;
     s->p_node = NULL;
+    s->p_rank = -1;
+    s->p_hops = 1;
     s->p_sent_off = s->p_recv_off = 0;
     s->p_sends_off = s->p_recvs_off = 0;
 }
@@ -94,6 +99,7 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway)
 {
     const int uneven = cs_model_map_uneven(s->price, prob);
+    s->p_rank = rank; /* its messages' distance (model.distance) */
     if (!cs_model_nodes(s->price, prob) && !uneven)
         return;
     const cs_model on = cs_model_on_node(s->price);

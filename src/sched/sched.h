@@ -72,6 +72,7 @@ typedef struct cs_sched {
     double p_alpha_on, p_beta_on, p_beta_exchange, p_beta_oneway;
     size_t p_sent_off, p_recv_off;
     int p_sends_off, p_recvs_off;
+    long p_hops; /* the open round's farthest message from p_rank (model.distance; p_rank < 0: not priced) */
 } cs_sched;
 
 void cs_sched_init(cs_sched *s);
@@ -102,6 +103,10 @@ static inline void cs_sched_price_message(cs_sched *s, int send, int peer, size_
         s->p_recvs++;
         s->p_recv_off += off ? len : 0;
         s->p_recvs_off += off;
+    }
+    if (s->price->distance && s->p_rank >= 0) { /* its farthest message (cs_model_hop_latency) */
+        const long h = cs_hops(s->price->distance, s->p_rank, peer);
+        s->p_hops = h > s->p_hops ? h : s->p_hops;
     }
 }
 

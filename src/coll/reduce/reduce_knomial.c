@@ -219,7 +219,8 @@ static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int 
             first_off = r;
         else if (ppn > 1 && d < ppn && (r * d) % ppn == 0 && ppn % d == 0)
             first_off = (int)(ppn / d);
-        link_of[t] = (cs_knomial_link){{{off.alpha, off.beta}, {on.alpha, on.beta}}, first_off};
+        const double far = cs_model_level_latency(model, prob->p, (long)d, r); /* the round's farthest child */
+        link_of[t] = (cs_knomial_link){{{off.alpha + far, off.beta}, {on.alpha, on.beta}}, first_off};
     }
 }
 
@@ -248,7 +249,7 @@ double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, i
         return done + model->rho * m;
     /* rank 0 forwards the result: to a root on its node or off it */
     const cs_model last = cs_model_hop(model, prob, prob->ppn > 1 && prob->root / prob->ppn == 0, 1);
-    return done + model->overhead + last.alpha + last.beta * m;
+    return done + model->overhead + last.alpha + cs_model_hop_latency(model, 0, prob->root) + last.beta * m;
 }
 
 int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched *s)

@@ -1,0 +1,72 @@
+/*
+ * Distance (common.h, model.distance): the most links between the partners
+ * of a level of a schedule, or of a shift, under the XOR or the difference
+ * of their ranks.
+ */
+#include "common.h"
+
+/* Bits in a - 1 for a >= 2: the most bits two ranks below a differ in. */
+static long cs_bits_below(long a)
+{
+    long k = 0;
+    for (unsigned long v = (unsigned long)(a - 1); v; v >>= 1)
+        k++;
+    return k;
+}
+
+static int cs_pow2(long x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+/* The farthest pair of one instance: members base + j stride below p. */
+static long cs_instance_hops(int distance, long p, long base, long stride, long f)
+{
+    long most = 1, n = f;
+    if (base + (n - 1) * stride >= p)
+        n = (p - 1 - base) / stride + 1;
+    for (long i = 0; i < n; i++)
+        for (long j = i + 1; j < n; j++) {
+            if (f > 16 && j != i + 1 && !(i == 0 && j == n - 1))
+                continue; /* a large instance: its neighbours (a ring's), not every pair */
+            const long h = cs_hops(distance, base + i * stride, base + j * stride);
+            most = h > most ? h : most;
+        }
+    return most;
+}
+
+long cs_level_hops(int distance, long p, long stride, long f)
+{
+    if (distance == CS_DISTANCE_NONE || stride < 1 || f < 2 || p < 2)
+        return 1;
+    if (stride == 1 && f >= p) /* every pair of ranks */
+        return distance == CS_DISTANCE_XOR ? cs_bits_below(p) : p - 1;
+    if (stride * f <= p) { /* instance 0 is whole: the farthest there is */
+        if (distance == CS_DISTANCE_DIFFERENCE)
+            return (f - 1) * stride;
+        if (cs_pow2(stride) && cs_pow2(f))
+            return cs_bits_below(f);
+    }
+    long most = 1;
+    for (long base = 0; base < p; base++)
+        if ((base / stride) % f == 0) {
+            const long h = cs_instance_hops(distance, p, base, stride, f);
+            most = h > most ? h : most;
+        }
+    return most;
+}
+
+long cs_shift_hops(int distance, long p, long d)
+{
+    if (distance == CS_DISTANCE_NONE || p < 2 || d % p == 0)
+        return 1;
+    d = ((d % p) + p) % p;
+    if (distance == CS_DISTANCE_DIFFERENCE)
+        return d > p - d ? d : p - d;
+    long most = 1;
+    for (long r = 0; r < p; r++) {
+        const long h = cs_hops(distance, r, (r + d) % p);
+        most = h > most ? h : most;
+    }
+    return most;
+}
