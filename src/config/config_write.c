@@ -111,6 +111,9 @@ int cs_config_write(FILE *f, const cs_config *cfg)
     fprintf(f, "  ranks_per_node: %d\n", mo->ranks_per_node);
     fprintf(f, "  placement: %s\n", mo->cyclic ? "cyclic" : "block");
     fprintf(f, "  rendezvous_from: %zu\n", mo->rendezvous_from);
+    if (mo->distance) /* only where the network has it: no key, no distance */
+        fprintf(f, "  distance: %s\n  alpha_hop: %s\n", mo->distance == CS_DISTANCE_XOR ? "xor" : "difference",
+                cs_write_double(d[0], mo->alpha_hop));
     fprintf(f, "  margin: %s\n", cs_write_double(d[0], mo->margin));
     fprintf(f, "  library: %s\n", cs_library_name(mo->library));
     for (int c = 0; c < CS_COLL_LAST; c++)

@@ -796,7 +796,10 @@ START_TEST(test_write_every_key)
     cfg.model.beta_node = 5e-11;
     cfg.model.ranks_per_node = 8; /* a fat tree's leaf */
     cfg.model.rendezvous_from = 1;  /* SimGrid's: every message */
+    cfg.model.distance = CS_DISTANCE_XOR; /* a hypercube's: written only where the network has it */
+    cfg.model.alpha_hop = 1e-6;
     load_written(&cfg, &back, text, sizeof text);
+    ck_assert(back.model.distance == CS_DISTANCE_XOR && back.model.alpha_hop == 1e-6);
     ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
     ck_assert_int_eq(back.model.ranks_per_node, 8);
     ck_assert(back.model.rendezvous_from == 1);
