@@ -19,16 +19,19 @@ $(B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(CORE
 $(B)/collshim-model: tools/collshim-model.c tools/calibrate/sizes.h $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-model.c $(CORE_OBJ) $(YAML_LIBS) -lm
 
-$(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o $(B)/obj/tools/calibrate/summary.o
+$(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o $(B)/obj/tools/calibrate/summary.o \
+                 $(B)/obj/tools/calibrate/distance.o
 # Their header dependencies (cs_rule, cs_params): without them a changed header leaves them stale.
--include $(B)/obj/tools/calibrate/derive.d $(B)/obj/tools/calibrate/summary.d
+-include $(B)/obj/tools/calibrate/derive.d $(B)/obj/tools/calibrate/summary.d $(B)/obj/tools/calibrate/distance.d
 
 ifdef ASAN_B
 $(ASAN_B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(ASAN_CORE_OBJ)
 	$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -lm
 
-$(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o $(ASAN_B)/obj/tools/calibrate/summary.o
--include $(ASAN_B)/obj/tools/calibrate/derive.d $(ASAN_B)/obj/tools/calibrate/summary.d
+$(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o $(ASAN_B)/obj/tools/calibrate/summary.o \
+              $(ASAN_B)/obj/tools/calibrate/distance.o
+-include $(ASAN_B)/obj/tools/calibrate/derive.d $(ASAN_B)/obj/tools/calibrate/summary.d \
+         $(ASAN_B)/obj/tools/calibrate/distance.d
 endif
 
 .PHONY: check-calibrate

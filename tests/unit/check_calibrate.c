@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "calibrate/derive.h"
+#include "calibrate/distance.h"
 #include "calibrate/summary.h"
 #include "config/config.h"
 #include "config/config_internal.h"
@@ -150,6 +151,66 @@ START_TEST(test_latency_block)
     for (int r = 1; r < P; r++) /* a step of 1.2: below CS_CAL_BLOCK_STEP, no block */
         lat[r] = r < 8 ? 1e-6 : 1.2e-6;
     ck_assert_int_eq(cs_cal_latency_block(lat, 64, NULL, NULL), 0);
+}
+END_TEST
+
+/* Distance (distance.h): rank 0's latency to every rank and the extra pairs
+ * of a network whose latency follows the XOR of the ranks (a hypercube, 1 us
+ * a link), their difference (a line), or neither (one switch with noise; a
+ * fat tree's leaf switches at a p that is no multiple of them, two levels
+ * the node map takes), up to 5% of noise: the fit finds the form and its
+ * hop, and none where there is none. */
+enum { DIST_FLAT = 10, DIST_TREE }; /* forms besides CS_DISTANCE_XOR and _DIFFERENCE */
+static double dist_latency(int form, int a, int b, double noise)
+{
+    const double sign = (a * 7 + b * 3) % 2 ? 1.0 : -1.0;
+    double t;
+    if (form == CS_DISTANCE_XOR || form == CS_DISTANCE_DIFFERENCE)
+        t = 1.2e-6 + 1e-6 * (double)(cs_hops(form, a, b) - 1);
+    else if (form == DIST_TREE)
+        t = a / 8 == b / 8 ? 2e-6 : 4e-6;
+    else
+        t = 2e-6;
+    return t * (1.0 + sign * noise);
+}
+
+static int dist_fit(int form, int p, double noise, cs_cal_distance_fit *fit)
+{
+    cs_cal_pair_latency s[300];
+    int pair[8][2], n = 0;
+    const int extra = cs_cal_distance_pairs(p, pair, 8);
+    ck_assert(extra >= 3 && p - 1 + extra <= 300);
+    for (int r = 1; r < p; r++, n++)
+        s[n] = (cs_cal_pair_latency){0, r, dist_latency(form, 0, r, noise)};
+    for (int i = 0; i < extra; i++, n++) {
+        ck_assert(pair[i][0] > 0 && pair[i][1] > 0 && pair[i][0] < p && pair[i][1] < p);
+        s[n] = (cs_cal_pair_latency){pair[i][0], pair[i][1], dist_latency(form, pair[i][0], pair[i][1], noise)};
+    }
+    return cs_cal_distance_fit_of(s, n, fit);
+}
+
+START_TEST(test_distance_fit)
+{
+    static const int ps[] = {5, 12, 48, 64, 192, 256};
+    cs_cal_distance_fit fit;
+    for (int k = 0; k < NELEMS(ps); k++)
+        for (int i = 0; i < 3; i++) {
+            const double noise = 0.025 * i;
+            ck_assert_int_eq(dist_fit(CS_DISTANCE_XOR, ps[k], noise, &fit), CS_DISTANCE_XOR);
+            ck_assert_msg(fabs(fit.alpha_hop - 1e-6) < 0.15e-6 && fabs(fit.alpha - 1.2e-6) < 0.15e-6,
+                          "p %d noise %g: hop %g alpha %g", ps[k], noise, fit.alpha_hop, fit.alpha);
+            ck_assert_int_eq(dist_fit(CS_DISTANCE_DIFFERENCE, ps[k], noise, &fit), CS_DISTANCE_DIFFERENCE);
+            ck_assert(fabs(fit.alpha_hop - 1e-6) < 0.15e-6);
+            ck_assert_int_eq(dist_fit(DIST_FLAT, ps[k], noise, &fit), CS_DISTANCE_NONE);
+            ck_assert(fit.alpha_hop == 0.0);
+            if (ps[k] > 8)
+                ck_assert_int_eq(dist_fit(DIST_TREE, ps[k] + 3, noise, &fit), CS_DISTANCE_NONE);
+        }
+    ck_assert_int_eq(dist_fit(CS_DISTANCE_XOR, 64, 0.3, &fit), CS_DISTANCE_NONE); /* noise past the fit's bound */
+    int pair[8][2];
+    ck_assert_int_eq(cs_cal_distance_pairs(2, pair, 8), 0); /* two ranks: rank 0's one pair is all */
+    ck_assert_int_eq(cs_cal_distance_pairs(48, pair, 2), 2);
+    ck_assert(pair[0][0] == 31 && pair[0][1] == 32); /* 6 bits, 1 apart */
 }
 END_TEST
 
@@ -812,6 +873,23 @@ START_TEST(test_write_every_key)
 }
 END_TEST
 
+/* The fitted configuration says distance only where the network has it. */
+START_TEST(test_distance_written)
+{
+    static cs_config cfg, back;
+    static char text[16384];
+    cs_config_defaults(&cfg);
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert_ptr_null(strstr(text, "distance"));
+    ck_assert(back.model.distance == CS_DISTANCE_NONE && back.model.alpha_hop == 0.0);
+    cfg.model.distance = CS_DISTANCE_DIFFERENCE;
+    cfg.model.alpha_hop = 3e-7;
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "  distance: difference\n"));
+    ck_assert(back.model.distance == CS_DISTANCE_DIFFERENCE && back.model.alpha_hop == 3e-7);
+}
+END_TEST
+
 Suite *make_calibrate_suite(void)
 {
     Suite *s = suite_create("calibrate");
@@ -825,6 +903,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_fit_overhead_no_overlap);
     tcase_add_test(tc, test_node_pairs);
     tcase_add_test(tc, test_latency_block);
+    tcase_add_test(tc, test_distance_fit);
     tcase_add_test(tc, test_late_waited);
     suite_add_tcase(s, tc);
     tc = tcase_create("rules");
@@ -843,6 +922,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_write_defaults);
     tcase_add_test(tc, test_write_shortest);
     tcase_add_test(tc, test_write_every_key);
+    tcase_add_test(tc, test_distance_written);
     suite_add_tcase(s, tc);
     return s;
 }

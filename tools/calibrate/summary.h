@@ -28,6 +28,8 @@ typedef struct cs_cal_summary {
     double err_fitted, err_builtin; /* their median |predicted/measured - 1|, from a common start */
     const char *file;               /* the configuration written */
     int fit_only;                   /* --fit: the model and no rules */
+    int distance;                   /* the model's (model.distance): CS_DISTANCE_NONE where the network has none */
+    double alpha_hop;
 } cs_cal_summary;
 
 /* "# summary ..." lines, then the warning where the fitted model errs more than the built-in one. */
