@@ -300,6 +300,13 @@ static inline double cs_model_level_latency(const cs_model *model, long p, long 
     return h > 1 ? model->alpha_hop * (double)(h - 1) : 0.0;
 }
 
+/* The latency a butterfly over p' = 2^floor(log2 p) ranks after a fold
+ * (the first 2(p - p') ranks in pairs, the odd ones go on; MPICH's and
+ * SMPI's recursive doubling and reduce-scatter) adds in `passes` passes
+ * over its levels, beyond what the row priced on p' ranks sees: its ranks
+ * are the unfolded ones, farther apart (sched/distance.c). */
+double cs_model_folded_latency(const cs_model *model, int p, int passes);
+
 /* The most links a shift of d ranks crosses, rank r sending to (r + d) mod p
  * (Bruck's rounds; sched/distance.c). */
 long cs_shift_hops(int distance, long p, long d);

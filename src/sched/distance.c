@@ -56,6 +56,30 @@ long cs_level_hops(int distance, long p, long stride, long f)
     return most;
 }
 
+/* A folded rank's rank: the first 2 rem ranks' odd ones, then the others. */
+static long cs_unfolded(long i, long rem)
+{
+    return i < rem ? 2 * i + 1 : i + rem;
+}
+
+double cs_model_folded_latency(const cs_model *model, int p, int passes)
+{
+    const long pof2 = 1L << cs_floor_log2(p), rem = p - pof2;
+    double t = 0.0;
+    if (!model->distance || rem == 0)
+        return 0.0;
+    for (long mask = 1; mask < pof2; mask <<= 1) {
+        long most = 1;
+        for (long i = 0; i < pof2; i++) {
+            const long h = cs_hops(model->distance, cs_unfolded(i, rem), cs_unfolded(i ^ mask, rem));
+            most = h > most ? h : most;
+        }
+        const long folded = cs_level_hops(model->distance, pof2, mask, 2); /* what the row priced on pof2 ranks */
+        t += most > folded ? model->alpha_hop * (double)(most - folded) : 0.0;
+    }
+    return passes * t;
+}
+
 long cs_shift_hops(int distance, long p, long d)
 {
     if (distance == CS_DISTANCE_NONE || p < 2 || d % p == 0)

@@ -480,7 +480,14 @@ START_TEST(test_distance_hops)
     ck_assert(cs_model_level_latency(&mo, 192, 1, 192) == 7 * 5e-7);
     const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 192};
     ck_assert(cs_model_at_level(&mo, &prob, 24, 2).alpha == 1e-6 + 4 * 5e-7);
+    /* folded: p = 48, p' = 32, new rank i < 16 is 2i + 1, else i + 16: every level's farthest pair one link
+     * more than on 32 ranks (mask 1: 29 -> 31 is 2 bits); under the difference at p = 24, 14 ranks more in all */
+    const cs_model xor1 = {.distance = CS_DISTANCE_XOR, .alpha_hop = 1.0},
+                   diff1 = {.distance = CS_DISTANCE_DIFFERENCE, .alpha_hop = 1.0};
+    ck_assert(cs_model_folded_latency(&xor1, 48, 1) == 5.0 && cs_model_folded_latency(&xor1, 48, 2) == 10.0);
+    ck_assert(cs_model_folded_latency(&diff1, 24, 1) == 14.0 && cs_model_folded_latency(&xor1, 64, 1) == 0.0);
     const cs_model none = {.alpha = 1e-6, .alpha_hop = 5e-7};
+    ck_assert(cs_model_folded_latency(&none, 48, 1) == 0.0);
     ck_assert(cs_model_at_level(&none, &prob, 24, 2).alpha == 1e-6 && cs_model_hop_latency(&none, 0, 7) == 0.0);
 }
 END_TEST
