@@ -219,7 +219,8 @@ static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int 
             first_off = r;
         else if (ppn > 1 && d < ppn && (r * d) % ppn == 0 && ppn % d == 0)
             first_off = (int)(ppn / d);
-        const double far = cs_model_level_latency(model, prob->p, (long)d, r); /* the round's farthest child */
+        const long hops = cs_tree_hops(model->distance, prob->p, (long)d, r); /* the round's farthest child */
+        const double far = hops > 1 ? model->alpha_hop * (double)(hops - 1) : 0.0;
         link_of[t] = (cs_knomial_link){{{off.alpha + far, off.beta}, {on.alpha, on.beta}}, first_off};
     }
 }
