@@ -300,10 +300,10 @@ static inline double cs_model_level_latency(const cs_model *model, long p, long 
     return h > 1 ? model->alpha_hop * (double)(h - 1) : 0.0;
 }
 
-/* The most links from a parent of a k-nomial tree's round to its children:
- * parents the multiples of r d below p, children j d past them, 0 < j < r
- * (sched/distance.c). */
-long cs_tree_hops(int distance, long p, long d, long r);
+/* The most links from a parent of a k-nomial tree's round to its child
+ * `child` (0: to any child): parents the multiples of r d below p, children
+ * j d past them, 0 < j < r (sched/distance.c). */
+long cs_tree_hops(int distance, long p, long d, long r, long child);
 
 /* The latency a butterfly over p' = 2^floor(log2 p) ranks after a fold
  * (the first 2(p - p') ranks in pairs, the odd ones go on; MPICH's and

@@ -56,13 +56,13 @@ long cs_level_hops(int distance, long p, long stride, long f)
     return most;
 }
 
-long cs_tree_hops(int distance, long p, long d, long r)
+long cs_tree_hops(int distance, long p, long d, long r, long child)
 {
     long most = 1;
     if (distance == CS_DISTANCE_NONE || d < 1 || r < 2)
         return 1;
     for (long parent = 0; parent < p; parent += r * d)
-        for (long j = 1; j < r && parent + j * d < p; j++) {
+        for (long j = child ? child : 1; j < (child ? child + 1 : r) && parent + j * d < p; j++) {
             const long h = cs_hops(distance, parent, parent + j * d);
             most = h > most ? h : most;
         }

@@ -482,10 +482,12 @@ START_TEST(test_distance_hops)
     ck_assert(cs_model_at_level(&mo, &prob, 24, 2).alpha == 1e-6 + 4 * 5e-7);
     /* a k-nomial round at p = 40, r = 8, d = 8: parent 0, children 8 .. 32 (24: 2 bits), where a level's
      * every pair has 24 and 32 (3 bits) */
-    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 8, 8), 2);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 8, 8, 0), 2);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 8, 8, 2), 1); /* 16 */
     ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 40, 8, 8), 3);
-    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 1, 8), 3);
-    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_DIFFERENCE, 40, 8, 4), 24);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 1, 8, 0), 3);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_DIFFERENCE, 40, 8, 4, 0), 24);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_DIFFERENCE, 40, 8, 4, 1), 8);
     /* folded: p = 48, p' = 32, new rank i < 16 is 2i + 1, else i + 16: every level's farthest pair one link
      * more than on 32 ranks (mask 1: 29 -> 31 is 2 bits); under the difference at p = 24, 14 ranks more in all */
     const cs_model xor1 = {.distance = CS_DISTANCE_XOR, .alpha_hop = 1.0},

@@ -76,11 +76,15 @@ static int cs_knomial_children(int p, int r, int *rounds)
 /* A round's messages (children d, 2d, .. apart): start-up and per byte,
  * path[0] off a node and path[1] on it; children j d with j < on take the
  * node's path (cs_knomial_links). */
+enum { CS_KNOMIAL_FAR = 16 };
 typedef struct cs_knomial_link {
     struct {
         double alpha, beta;
     } path[2];
     int on;
+    /* model.distance: the latency child j's links beyond the first add
+     * off the node (cs_tree_hops), j < CS_KNOMIAL_FAR; the farthest's past it */
+    double far[CS_KNOMIAL_FAR];
 } cs_knomial_link;
 
 /* One child's message to rank 0: when it reaches rank 0, in which round, by which path. */
@@ -93,6 +97,12 @@ typedef struct cs_knomial_msg {
 static int cs_knomial_on(const cs_knomial_link *link, int j)
 {
     return j < link->on;
+}
+
+/* The start-up of a round's j-th child's message: its path's, and off the node its distance's. */
+static double cs_knomial_alpha(const cs_knomial_link *link, int on, int j)
+{
+    return link->path[on].alpha + (on ? 0.0 : link->far[j < CS_KNOMIAL_FAR ? j : 0]);
 }
 
 /*
@@ -137,7 +147,8 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
         for (long long x = d; x < n && x < (long long)r * d; x += d, c++) {
             const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double sent = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + c + 1) + mo->overhead;
-            msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + link_of[t].path[on].alpha, t, on};
+            msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + cs_knomial_alpha(&link_of[t], on, (int)(x / d)),
+                                       t, on};
         }
         for (int i = 1; i < c; i++) { /* the last child's run may be shorter: it arrives first */
             const cs_knomial_msg x = msgs[i];
@@ -171,7 +182,8 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
         for (long long x = d; x < n && x < (long long)r * d; x += d) {
             const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double ready = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + nmsg);
-            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + link_of[t].path[on].alpha, t, on};
+            msgs[nmsg++] =
+                (cs_knomial_msg){ready + mo->overhead + cs_knomial_alpha(&link_of[t], on, (int)(x / d)), t, on};
             children[t]++;
         }
     }
@@ -219,9 +231,11 @@ static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int 
             first_off = r;
         else if (ppn > 1 && d < ppn && (r * d) % ppn == 0 && ppn % d == 0)
             first_off = (int)(ppn / d);
-        const long hops = cs_tree_hops(model->distance, prob->p, (long)d, r); /* the round's farthest child */
-        const double far = hops > 1 ? model->alpha_hop * (double)(hops - 1) : 0.0;
-        link_of[t] = (cs_knomial_link){{{off.alpha + far, off.beta}, {on.alpha, on.beta}}, first_off};
+        link_of[t] = (cs_knomial_link){{{off.alpha, off.beta}, {on.alpha, on.beta}}, first_off, {0.0}};
+        for (int j = 0; model->distance && j < CS_KNOMIAL_FAR && j < r; j++) { /* j = 0: the farthest child */
+            const long hops = cs_tree_hops(model->distance, prob->p, (long)d, r, j);
+            link_of[t].far[j] = hops > 1 ? model->alpha_hop * (double)(hops - 1) : 0.0;
+        }
     }
 }
 
