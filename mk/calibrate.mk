@@ -21,9 +21,10 @@ MODEL_SRC := $(sort $(wildcard tools/model/*.c))
 $(B)/collshim-model: tools/collshim-model.c tools/calibrate/sizes.h $(MODEL_SRC) $(wildcard tools/model/*.h) $(CORE_OBJ)
 	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-model.c $(MODEL_SRC) $(CORE_OBJ) $(YAML_LIBS) -ldl -lm
 
-$(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o $(B)/obj/tools/calibrate/summary.o
+$(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o $(B)/obj/tools/calibrate/summary.o \
+                 $(B)/obj/tools/calibrate/distance.o
 # Their header dependencies (cs_rule, cs_params): without them a changed header leaves them stale.
--include $(B)/obj/tools/calibrate/derive.d $(B)/obj/tools/calibrate/summary.d
+-include $(B)/obj/tools/calibrate/derive.d $(B)/obj/tools/calibrate/summary.d $(B)/obj/tools/calibrate/distance.d
 
 ifdef ASAN_B
 $(ASAN_B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(ASAN_CORE_OBJ)
@@ -32,8 +33,10 @@ $(ASAN_B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $
 $(ASAN_B)/collshim-model: tools/collshim-model.c $(MODEL_SRC) $(ASAN_CORE_OBJ)
 	$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-model.c $(MODEL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -ldl -lm
 
-$(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o $(ASAN_B)/obj/tools/calibrate/summary.o
--include $(ASAN_B)/obj/tools/calibrate/derive.d $(ASAN_B)/obj/tools/calibrate/summary.d
+$(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o $(ASAN_B)/obj/tools/calibrate/summary.o \
+              $(ASAN_B)/obj/tools/calibrate/distance.o
+-include $(ASAN_B)/obj/tools/calibrate/derive.d $(ASAN_B)/obj/tools/calibrate/summary.d \
+         $(ASAN_B)/obj/tools/calibrate/distance.d
 endif
 
 .PHONY: check-calibrate

@@ -66,6 +66,9 @@ $(SMPI_CALIBRATE): $(SMPI_CAL_OBJ)
 CHECK_EXTRA += check-smpi
 check-smpi: smpi
 	scripts/collshim-scale --quick --build $(B)
+	@# the hypercube's latency by the XOR of the ranks (model.distance), none on the fat tree
+	@grep -q '^  distance: xor$$' $(B)/scale/fit.hypercube-64.16.plain.yaml || \
+	    { echo "check-smpi: --fit did not find hypercube-64's distance (xor)" >&2; exit 1; }
 	@# the fat tree's leaf switches (8 hosts each) as the fit's nodes: model.ranks_per_node
 	scripts/collshim-scale --quick --platform fattree-64 --build $(B) --out $(B)/scale-fattree
 	@grep -q '^  ranks_per_node: 8$$' $(B)/scale-fattree/fit.fattree-64.16.plain.yaml || \
@@ -80,6 +83,8 @@ check-smpi: smpi
 	    grep -q '^# column communicators: 8, of 3 ranks$$' $(B)/scale-placements-quick/multicore:column-of-20.20.plain.*.out && \
 	    grep -q '^multicore:column-of-20 plain 3 allreduce 65536 auto ' $(B)/scale-placements-quick/raw.txt || \
 	    { echo "check-smpi: the cyclic placement or the column communicators are not what the benchmark ran" >&2; exit 1; }
+	@! grep -q '^  distance:' $(B)/scale-fattree/fit.fattree-64.16.plain.yaml || \
+	    { echo "check-smpi: --fit found a distance on fattree-64, whose leaves are its nodes" >&2; exit 1; }
 
 -include $(SMPI_OBJ:.o=.d) $(SMPI_CAL_OBJ:.o=.d)
 

@@ -127,6 +127,13 @@ typedef struct cs_model {
      * SMPI sends every message so; an MPI library, those past its eager
      * limit). 0: none, every message is sent eagerly, whenever it is posted. */
     size_t rendezvous_from;
+    /* Distance (model.distance, cs_model_hop_latency): where a message's
+     * latency grows with how far apart its ranks are, a message between
+     * ranks a and b crosses cs_hops(distance, a, b) links and costs
+     * alpha_hop per link beyond the first; CS_DISTANCE_NONE (0): every pair
+     * alpha alone. */
+    int distance;
+    double alpha_hop;
     /* select keeps the MPI library's collective unless ours is predicted
      * cheaper by this fraction of the library's price (0 <= margin < 1). */
     double margin;
@@ -163,11 +170,11 @@ static inline cs_model cs_model_pairwise(const cs_model *model)
 
 /* Properties of one call that are equal on every rank (flags of cs_problem). */
 enum {
-    CS_PROB_INPLACE = 1u << 0,     /* MPI_IN_PLACE */
-    CS_PROB_COMMUTATIVE = 1u << 1, /* MPI_Op_commutative */
-    CS_PROB_CONTIG = 1u << 2,      /* datatypes are contiguous: size == extent == true extent */
-    CS_PROB_EXACT = 1u << 3,       /* results do not depend on operand order (integers, MIN/MAX...) */
-    CS_PROB_INVERSE = 1u << 4,     /* the operator has an exact inverse on the type (sched/inverse.h) */
+    CS_PROB_INPLACE = 1u << 0,       /* MPI_IN_PLACE */
+    CS_PROB_COMMUTATIVE = 1u << 1,   /* MPI_Op_commutative */
+    CS_PROB_CONTIG = 1u << 2,        /* datatypes are contiguous: size == extent == true extent */
+    CS_PROB_EXACT = 1u << 3,         /* results do not depend on operand order (integers, MIN/MAX...) */
+    CS_PROB_INVERSE = 1u << 4,       /* the operator has an exact inverse on the type (sched/inverse.h) */
     CS_PROB_LIBRARY_WRONG = 1u << 5, /* the library computes the (op, type) wrongly: ours preferred */
     CS_PROB_USER_OP = 1u << 6,       /* the operator is not predefined (MPICH selects by it) */
     CS_PROB_NODE_RANGES = 1u << 7    /* each node's ranks are one consecutive range (cs_problem.node) */
@@ -185,7 +192,7 @@ typedef struct cs_problem {
     size_t elem;  /* bytes per element; 1 for alltoall, whose schedules move bytes */
     size_t bytes; /* m: count * elem */
     unsigned flags;
-    int n, r;     /* the window reductions: window length and result offset; 0 otherwise */
+    int n, r; /* the window reductions: window length and result offset; 0 otherwise */
     /* Ranks per node, placed in blocks: ranks ppn*j .. ppn*j + ppn - 1 share
      * node j (the shim finds it once per communicator); 0 or 1: not known, or
      * one a node, and the model has one level. */
@@ -289,6 +296,59 @@ static inline cs_model cs_model_hop(const cs_model *model, const cs_problem *pro
     return on_node ? cs_model_on_node(model) : cs_model_off_node(model, senders);
 }
 
+/* How the links between two ranks grow with their numbers (model.distance):
+ * none, the XOR of the ranks (a hypercube: one link per differing bit), or
+ * their difference (a line: |a - b| links). */
+enum { CS_DISTANCE_NONE, CS_DISTANCE_XOR, CS_DISTANCE_DIFFERENCE };
+
+/* The links a message between ranks a and b crosses under `distance`. */
+static inline long cs_hops(int distance, long a, long b)
+{
+    if (distance == CS_DISTANCE_XOR)
+        return __builtin_popcountl((unsigned long)(a ^ b));
+    if (distance == CS_DISTANCE_DIFFERENCE)
+        return a > b ? a - b : b - a;
+    return 1;
+}
+
+/* The latency a message between ranks a and b adds to alpha: alpha_hop per
+ * link beyond the first (0 where the model has no distance). */
+static inline double cs_model_hop_latency(const cs_model *model, long a, long b)
+{
+    const long h = model->distance ? cs_hops(model->distance, a, b) : 1;
+    return h > 1 ? model->alpha_hop * (double)(h - 1) : 0.0;
+}
+
+/* The most links between two members of one instance of a level of p ranks:
+ * members base + j stride (j < f, below p) of every base whose digit
+ * (base / stride) mod f is 0 (sched/distance.c). */
+long cs_level_hops(int distance, long p, long stride, long f);
+
+/* The latency a level's slowest message adds to alpha (cs_level_hops; 0
+ * where the model has no distance): every rank of a level waits for its
+ * partners, so its round takes the farthest pair's. */
+static inline double cs_model_level_latency(const cs_model *model, long p, long stride, long f)
+{
+    const long h = model->distance ? cs_level_hops(model->distance, p, stride, f) : 1;
+    return h > 1 ? model->alpha_hop * (double)(h - 1) : 0.0;
+}
+
+/* The most links from a parent of a k-nomial tree's round to its child
+ * `child` (0: to any child): parents the multiples of r d below p, children
+ * j d past them, 0 < j < r (sched/distance.c). */
+long cs_tree_hops(int distance, long p, long d, long r, long child);
+
+/* The latency a butterfly over p' = 2^floor(log2 p) ranks after a fold
+ * (the first 2(p - p') ranks in pairs, the odd ones go on; MPICH's and
+ * SMPI's recursive doubling and reduce-scatter) adds in `passes` passes
+ * over its levels, beyond what the row priced on p' ranks sees: its ranks
+ * are the unfolded ones, farther apart (sched/distance.c). */
+double cs_model_folded_latency(const cs_model *model, int p, int passes);
+
+/* The most links a shift of d ranks crosses, rank r sending to (r + d) mod p
+ * (Bruck's rounds; sched/distance.c). */
+long cs_shift_hops(int distance, long p, long d);
+
 /*
  * The model that the messages of one level of a schedule see: ranks stride
  * apart, in instances of f members (a butterfly: 2, a ring or an
@@ -304,8 +364,8 @@ static inline cs_model cs_model_hop(const cs_model *model, const cs_problem *pro
  * ranks of the communicator through the core (a one-way round's senders;
  * 0: all that play the level's role).
  */
-static inline cs_model cs_model_at_level_of(const cs_model *model, const cs_problem *prob, long stride, int f,
-                                            long sending)
+static inline cs_model cs_model_at_level_links(const cs_model *model, const cs_problem *prob, long stride, int f,
+                                               long sending)
 {
     const long ppn = prob->ppn, p = sending > 0 && sending < prob->p ? sending : prob->p;
     if (!cs_model_nodes(model, prob)) /* a rank a node: all p through the core */
@@ -315,6 +375,17 @@ static inline cs_model cs_model_at_level_of(const cs_model *model, const cs_prob
     const long senders = stride % ppn == 0 || stride > ppn ? ppn : stride;
     const long total = senders * ((prob->p + ppn - 1) / ppn);
     return cs_model_off_nodes(model, senders, total < p ? total : p);
+}
+
+/* ... and the latency of the level's farthest pair where the network has
+ * distance (model.distance: cs_model_level_latency). */
+static inline cs_model cs_model_at_level_of(const cs_model *model, const cs_problem *prob, long stride, int f,
+                                            long sending)
+{
+    cs_model at = cs_model_at_level_links(model, prob, stride, f, sending);
+    if (model->distance)
+        at.alpha += cs_model_level_latency(model, prob->p, stride, f);
+    return at;
 }
 
 static inline cs_model cs_model_at_level(const cs_model *model, const cs_problem *prob, long stride, int f)

@@ -79,7 +79,7 @@ typedef struct cs_config {
 typedef struct cs_config_error {
     char file[PATH_MAX]; /* the file, or "environment" */
     int line, column;    /* 1-based; the variable's name stands in for env */
-    char message[256];
+    char message[512];
 } cs_config_error;
 
 /* The built-in defaults: one shared-memory node, every collective auto,

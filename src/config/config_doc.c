@@ -44,6 +44,14 @@ const cs_config_doc cs_config_key_docs[] = {
      "that receives it, so a receiver that comes late delays it (an MPI library's protocol past its eager "
      "limit; SimGrid's SMPI sends every message so); 0 (the default): every message is sent eagerly, when "
      "posted. `collshim-calibrate --fit` measures it"},
+    {"model.distance", "`none`, `xor`, `difference`",
+     "how a message's latency grows with how far apart its two ranks are: `none` (the default), `alpha` for every "
+     "pair; `xor`, one link per bit in which the ranks differ (a hypercube); `difference`, |a - b| links (a line). "
+     "A message then costs `alpha_hop` per link beyond the first on top of `alpha`, in the event pricer and in the "
+     "closed forms (a level's farthest pair). `collshim-calibrate --fit` sets it where rank 0's latency to every "
+     "rank and a few other pairs follow one of the two"},
+    {"model.alpha_hop", "seconds, 0 to 1e9",
+     "seconds a message's latency grows per link it crosses beyond the first, under `distance` (0 by default)"},
     {"model.margin", "a fraction, 0 to below 1",
      "the MPI library keeps a call unless ours is predicted cheaper than the library's default algorithm by this "
      "fraction of its price (default 0.1)"},

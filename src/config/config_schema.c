@@ -93,6 +93,26 @@ static int cs_set_rendezvous_from(cs_yaml *y, const cs_key *key, yaml_node_t *va
     return 0;
 }
 
+/* distance: none, xor or difference (CS_DISTANCE_*), how a message's links grow with its ranks. */
+static int cs_parse_distance(const char *s, int *distance, char *why, size_t n)
+{
+    static const char *const names[] = {"none", "xor", "difference"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *distance = i;
+            return 0;
+        }
+    snprintf(why, n, "expected none, xor or difference, got '%s'", s);
+    return -1;
+}
+
+static int cs_set_distance(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    CS_YAML_PARSE(y, value, path, "none, xor or difference",
+                  cs_parse_distance(s, &((cs_model *)obj)->distance, why, sizeof why));
+    return 0;
+}
+
 static int cs_set_margin(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     double v;
@@ -305,6 +325,8 @@ static const cs_key cs_model_keys[] = {
     {"ranks_per_node", cs_set_ranks_per_node, offsetof(cs_model, ranks_per_node), 0, NULL},
     {"placement", cs_set_placement, offsetof(cs_model, cyclic), 0, NULL},
     {"rendezvous_from", cs_set_rendezvous_from, offsetof(cs_model, rendezvous_from), 0, NULL},
+    {"distance", cs_set_distance, offsetof(cs_model, distance), 0, NULL},
+    {"alpha_hop", cs_set_cost, offsetof(cs_model, alpha_hop), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
     {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},
     {"library_rules", cs_set_library_rules, offsetof(cs_model, library_rules), 0, NULL},

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "config/config.h"
+#include "config/library_rules.h"
 
 /* v in the fewest significant digits (15 to 17) that strtod reads back to v. */
 static const char *cs_write_double(char buf[32], double v)
@@ -113,8 +114,13 @@ int cs_config_write(FILE *f, const cs_config *cfg)
     fprintf(f, "  ranks_per_node: %d\n", mo->ranks_per_node);
     fprintf(f, "  placement: %s\n", mo->cyclic ? "cyclic" : "block");
     fprintf(f, "  rendezvous_from: %zu\n", mo->rendezvous_from);
+    if (mo->distance) /* only where the network has it: no key, no distance */
+        fprintf(f, "  distance: %s\n  alpha_hop: %s\n", mo->distance == CS_DISTANCE_XOR ? "xor" : "difference",
+                cs_write_double(d[0], mo->alpha_hop));
     fprintf(f, "  margin: %s\n", cs_write_double(d[0], mo->margin));
     fprintf(f, "  library: %s\n", cs_library_name(mo->library));
+    if (mo->library_rules) /* the tuning file the library runs under, read again where this is */
+        fprintf(f, "  library_rules: \"%s\"\n", mo->library_rules->path);
     for (int c = 0; c < CS_COLL_LAST; c++)
         cs_write_coll(f, (cs_coll)c, &cfg->coll[c]);
     fprintf(f, "log:\n  level: %s\n  file: \"%s\"\n  ranks: ", level[cfg->log_level], cfg->log_file);
@@ -127,7 +133,6 @@ int cs_config_write(FILE *f, const cs_config *cfg)
         fputs("]\n", f);
     }
     fprintf(f, "window:\n  method: %s\n", win->choice == CS_CHOICE_FORCED ? win->alg->name : "auto");
-    fprintf(f, "strict: %s\nreproducible: %s\n", cfg->strict ? "true" : "false",
-            cfg->reproducible ? "true" : "false");
+    fprintf(f, "strict: %s\nreproducible: %s\n", cfg->strict ? "true" : "false", cfg->reproducible ? "true" : "false");
     return ferror(f) ? -1 : 0;
 }

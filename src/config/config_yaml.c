@@ -50,12 +50,9 @@ int cs_yaml_is_null(const yaml_node_t *node)
 const char *cs_yaml_kind(const yaml_node_t *node)
 {
     switch (node->type) {
-    case YAML_MAPPING_NODE:
-        return "a mapping";
-    case YAML_SEQUENCE_NODE:
-        return "a list";
-    default:
-        return cs_yaml_is_null(node) ? "nothing" : "a scalar";
+    case YAML_MAPPING_NODE: return "a mapping";
+    case YAML_SEQUENCE_NODE: return "a list";
+    default: return cs_yaml_is_null(node) ? "nothing" : "a scalar";
     }
 }
 
@@ -63,10 +60,8 @@ const char *cs_yaml_scalar(cs_yaml *y, yaml_node_t *node, const char *path, cons
 {
     if (node->type != YAML_SCALAR_NODE || cs_yaml_is_null(node)) {
         /* "algorithm: butterfly: b=1" parses as a mapping; say how to write it. */
-        const char *hint =
-            node->type == YAML_MAPPING_NODE ? " (quote values that contain ': ')" : "";
-        cs_yaml_fail_at(y, node->start_mark, "%s: expected %s, got %s%s", path, expected,
-                        cs_yaml_kind(node), hint);
+        const char *hint = node->type == YAML_MAPPING_NODE ? " (quote values that contain ': ')" : "";
+        cs_yaml_fail_at(y, node->start_mark, "%s: expected %s, got %s%s", path, expected, cs_yaml_kind(node), hint);
         return NULL;
     }
     if (strlen(cs_yaml_str(node)) != node->data.scalar.length) {
@@ -98,15 +93,14 @@ static const cs_key *cs_section_find(const cs_section *sec, const char *name)
 
 static int cs_yaml_unknown_key(cs_yaml *y, const cs_section *sec, yaml_node_t *key)
 {
-    char valid[160];
+    char valid[320];
     size_t used = 0;
 
     valid[0] = '\0';
     for (size_t i = 0; i < sec->nkeys && used < sizeof valid; i++)
-        used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "",
-                                 sec->keys[i].name);
-    return cs_yaml_fail_at(y, key->start_mark, "unknown key '%.40s' in %s (valid: %s)",
-                           cs_yaml_str(key), sec->where, valid);
+        used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "", sec->keys[i].name);
+    return cs_yaml_fail_at(y, key->start_mark, "unknown key '%.40s' in %s (valid: %s)", cs_yaml_str(key), sec->where,
+                           valid);
 }
 
 /* libyaml keeps duplicate keys; a second value silently winning would hide a mistake. */
@@ -117,14 +111,13 @@ static int cs_yaml_check_duplicate(cs_yaml *y, yaml_node_pair_t *first, yaml_nod
     for (yaml_node_pair_t *p = first; p < pair; p++) {
         yaml_node_t *seen = cs_yaml_node(y, p->key);
         if (seen->type == YAML_SCALAR_NODE && strcmp(cs_yaml_str(seen), cs_yaml_str(key)) == 0)
-            return cs_yaml_fail_at(y, key->start_mark, "duplicate key '%.40s' (first at line %d)",
-                                   cs_yaml_str(key), (int)seen->start_mark.line + 1);
+            return cs_yaml_fail_at(y, key->start_mark, "duplicate key '%.40s' (first at line %d)", cs_yaml_str(key),
+                                   (int)seen->start_mark.line + 1);
     }
     return 0;
 }
 
-int cs_yaml_mapping(cs_yaml *y, yaml_node_t *node, const cs_section *sec, void *obj,
-                    const char *path)
+int cs_yaml_mapping(cs_yaml *y, yaml_node_t *node, const cs_section *sec, void *obj, const char *path)
 {
     yaml_node_pair_t *first, *pair;
 
@@ -140,12 +133,11 @@ int cs_yaml_mapping(cs_yaml *y, yaml_node_t *node, const cs_section *sec, void *
         char child[CS_PATH_LEN];
 
         if (key->type != YAML_SCALAR_NODE)
-            return cs_yaml_fail_at(y, key->start_mark, "%s: expected a key name, got %s",
-                                   *path ? path : "top level", cs_yaml_kind(key));
+            return cs_yaml_fail_at(y, key->start_mark, "%s: expected a key name, got %s", *path ? path : "top level",
+                                   cs_yaml_kind(key));
         /* "strict\0x" (a quoted "\0") would otherwise be read as strict. */
         if (strlen(cs_yaml_str(key)) != key->data.scalar.length)
-            return cs_yaml_fail_at(y, key->start_mark, "%s: a key contains a NUL byte",
-                                   *path ? path : "top level");
+            return cs_yaml_fail_at(y, key->start_mark, "%s: a key contains a NUL byte", *path ? path : "top level");
         if (!(row = cs_section_find(sec, cs_yaml_str(key))))
             return cs_yaml_unknown_key(y, sec, key);
         if (cs_yaml_check_duplicate(y, first, pair) != 0)
@@ -214,24 +206,21 @@ static yaml_mark_t cs_mark_of_offset(const unsigned char *text, size_t len, size
     return mark;
 }
 
-static int cs_yaml_syntax_error(cs_yaml *y, const yaml_parser_t *p, const unsigned char *text,
-                                size_t len)
+static int cs_yaml_syntax_error(cs_yaml *y, const yaml_parser_t *p, const unsigned char *text, size_t len)
 {
     const char *problem = p->problem ? p->problem : "unknown error";
 
     switch (p->error) {
-    case YAML_MEMORY_ERROR:
-        return cs_yaml_fail_at(y, (yaml_mark_t){0, 0, 0}, "out of memory while parsing");
+    case YAML_MEMORY_ERROR: return cs_yaml_fail_at(y, (yaml_mark_t){0, 0, 0}, "out of memory while parsing");
     case YAML_READER_ERROR:
-        return cs_yaml_fail_at(y, cs_mark_of_offset(text, len, p->problem_offset),
-                               "cannot decode the file: %s", problem);
+        return cs_yaml_fail_at(y, cs_mark_of_offset(text, len, p->problem_offset), "cannot decode the file: %s",
+                               problem);
     case YAML_COMPOSER_ERROR: /* an undefined alias, for one */
         return cs_yaml_fail_at(y, p->problem_mark, "%s", problem);
     default:
         if (p->context)
-            return cs_yaml_fail_at(
-                y, p->problem_mark, "syntax error: %s (%s at line %d, column %d)", problem,
-                p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+            return cs_yaml_fail_at(y, p->problem_mark, "syntax error: %s (%s at line %d, column %d)", problem,
+                                   p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
         return cs_yaml_fail_at(y, p->problem_mark, "syntax error: %s", problem);
     }
 }
@@ -254,8 +243,8 @@ static void cs_yaml_salvage_strict(const unsigned char *text, size_t len, int *s
     yaml_parser_set_input_string(&p, text, len);
     while (!done && yaml_parser_parse(&p, &ev)) {
         yaml_event_type_t t = ev.type;
-        int node = t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT ||
-                   t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT;
+        int node = t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT || t == YAML_MAPPING_START_EVENT ||
+                   t == YAML_SEQUENCE_START_EVENT;
 
         /* Lengths too: a NUL byte makes neither the key nor the value valid. */
         if (depth == 1 && root_is_map && node) {
@@ -278,8 +267,7 @@ static void cs_yaml_salvage_strict(const unsigned char *text, size_t len, int *s
 }
 
 /* The first document over *cfg; a second one is an error, not ignored. */
-static int cs_yaml_apply(cs_yaml *y, yaml_parser_t *p, const unsigned char *text, size_t len,
-                         cs_config *cfg)
+static int cs_yaml_apply(cs_yaml *y, yaml_parser_t *p, const unsigned char *text, size_t len, cs_config *cfg)
 {
     yaml_document_t doc;
     yaml_node_t *root;

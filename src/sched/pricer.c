@@ -171,12 +171,19 @@ static int cs_round_done(cs_pricer *pr, int rank)
     return cs_heap_push(&pr->heap, (cs_event){.t = end, .kind = CS_EV_BEGIN, .rank = rank, .round = c->round});
 }
 
-/* A send of rank's round leaves at t or when its link is free, and arrives alpha later. */
+/* A message's latency from a to b: alpha (alpha_node on the node), and off
+ * it the links it crosses beyond the first (model.distance). */
+static double cs_latency(const cs_model *mo, int a, int b, int local)
+{
+    return local ? mo->alpha_node : mo->alpha + cs_model_hop_latency(mo, a, b);
+}
+
+/* A send of rank's round leaves at t or when its link is free, and arrives its latency later. */
 static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_t bytes, double t)
 {
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
-    const double beta = local ? mo->beta_node : mo->beta, alpha = local ? mo->alpha_node : mo->alpha;
+    const double beta = local ? mo->beta_node : mo->beta, alpha = cs_latency(mo, rank, to, local);
     double *busy = &c->link_free[local && cs_model_node_path(mo)];
     const double leave = t > *busy ? t : *busy;
     *busy = leave + beta * (double)bytes;

@@ -67,7 +67,7 @@ static double cs_sched_price_round_nodes(const cs_sched *s)
     const size_t sent_off = s->p_sent_off, recv_off = s->p_recv_off;
     const double beta_off = sends_off && recvs_off ? s->p_beta_exchange : cs_sched_oneway_beta(s);
     return cs_sched_messages_cost(mo->overhead, s->p_alpha_on, s->p_beta_on, s->p_sends - sends_off,
-                                   s->p_recvs - recvs_off, s->p_sent - sent_off, s->p_recv - recv_off) +
+                                  s->p_recvs - recvs_off, s->p_sent - sent_off, s->p_recv - recv_off) +
            cs_sched_messages_cost(mo->overhead, mo->alpha, beta_off, sends_off, recvs_off, sent_off, recv_off) +
            mo->gamma * (double)s->p_reduced + mo->rho * (double)s->p_copied;
 }
@@ -80,8 +80,11 @@ static void cs_sched_price_flush(cs_sched *s)
     if (s->p_ppn)
         s->priced += cs_sched_price_round_nodes(s);
     else
-        s->priced += cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced,
-                                         s->p_copied);
+        s->priced +=
+            cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced, s->p_copied);
+    if (s->p_hops > 1) /* the round's farthest message: its links beyond the first */
+        s->priced += s->price->alpha_hop * (double)(s->p_hops - 1);
+    s->p_hops = 1;
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
     s->p_sent_off = s->p_recv_off = 0;
@@ -100,6 +103,8 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->p_sends = s->p_recvs = 0;
     s->p_ppn = 0;
     s->p_node = NULL;
+    s->p_rank = -1;
+    s->p_hops = 1;
     s->p_sent_off = s->p_recv_off = 0;
     s->p_sends_off = s->p_recvs_off = 0;
     s->p_near_off = INT_MAX;
@@ -127,6 +132,7 @@ static void cs_sched_price_core(cs_sched *s, const cs_problem *prob, int uneven,
 void cs_sched_price_node(cs_sched *s, int rank, const cs_problem *prob, int oneway)
 {
     const int uneven = cs_model_map_uneven(s->price, prob), flat = !cs_model_nodes(s->price, prob) && !uneven;
+    s->p_rank = rank; /* its messages' distance (model.distance) */
     if (flat && !(s->price->beta_core > 0.0 && prob->p > 1))
         return;
     const cs_model on = cs_model_on_node(s->price);

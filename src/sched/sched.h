@@ -31,7 +31,7 @@ typedef enum cs_buf {
 typedef enum cs_step_kind {
     CS_STEP_SEND,
     CS_STEP_RECV,
-    CS_STEP_COPY,  /* dst[dst_off..+len) = src[off..+len) */
+    CS_STEP_COPY,    /* dst[dst_off..+len) = src[off..+len) */
     CS_STEP_REDUCE,  /* dst = src (+) dst: src is the left operand, as in MPI_Reduce_local */
     CS_STEP_UNREDUCE /* dst = dst (-) src: the inverse operator (sched/inverse.h), commutative groups only */
 } cs_step_kind;
@@ -57,9 +57,9 @@ typedef struct cs_sched {
     /* Pricing mode: with a model set, builders store no steps and add up
      * the rank's cost instead (the same sum as cs_sched_stats_get). */
     const cs_model *price;
-    double priced;                               /* rounds closed so far */
-    int priced_starts;                           /* their start-ups (the alpha terms' count) */
-    int priced_posts;                            /* their messages posted (the overhead terms' count) */
+    double priced;                              /* rounds closed so far */
+    int priced_starts;                          /* their start-ups (the alpha terms' count) */
+    int priced_posts;                           /* their messages posted (the overhead terms' count) */
     size_t p_sent, p_recv, p_reduced, p_copied; /* the open round */
     int p_sends, p_recvs;
     /* ... on nodes (cs_sched_price_node): the priced rank, the problem (its
@@ -76,6 +76,7 @@ typedef struct cs_sched {
      * and the open round's nearest peer off the node, in ranks either way
      * round (a one-way round's senders over the communicator: p / 2 that). */
     int p_size, p_near_off;
+    long p_hops; /* the open round's farthest message from p_rank (model.distance; p_rank < 0: not priced) */
 } cs_sched;
 
 void cs_sched_init(cs_sched *s);
@@ -111,6 +112,10 @@ static inline void cs_sched_price_message(cs_sched *s, int send, int peer, size_
         s->p_recvs++;
         s->p_recv_off += off ? len : 0;
         s->p_recvs_off += off;
+    }
+    if (s->price->distance && s->p_rank >= 0) { /* its farthest message (cs_model_hop_latency) */
+        const long h = cs_hops(s->price->distance, s->p_rank, peer);
+        s->p_hops = h > s->p_hops ? h : s->p_hops;
     }
 }
 

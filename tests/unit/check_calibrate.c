@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include "calibrate/derive.h"
+#include "calibrate/distance.h"
 #include "calibrate/summary.h"
 #include "config/config.h"
+#include "config/library_rules.h"
 #include "config/config_internal.h"
 #include "config/config_yaml.h"
 #include "model/fit.h"
@@ -134,8 +136,8 @@ START_TEST(test_latency_block)
         double near, far;
         ck_assert_int_eq(cs_cal_latency_block(lat, 64, &near, &far), 8);
         ck_assert(near == 2e-6 * (1 + noise) && far == 4e-6 * (1 - noise)); /* odd ranks above, even below */
-        ck_assert_int_eq(cs_cal_latency_block(lat, 8, NULL, NULL), 0);  /* one leaf: no step */
-        ck_assert_int_eq(cs_cal_latency_block(lat, 60, NULL, NULL), 0); /* blocks of 8 do not divide 60 */
+        ck_assert_int_eq(cs_cal_latency_block(lat, 8, NULL, NULL), 0);      /* one leaf: no step */
+        ck_assert_int_eq(cs_cal_latency_block(lat, 60, NULL, NULL), 0);     /* blocks of 8 do not divide 60 */
         for (int r = 1; r < P; r++)
             lat[r] = tree_latency(r, 16, 64, noise);
         ck_assert_int_eq(cs_cal_latency_block(lat, 128, NULL, NULL), 16); /* the first step: the leaf */
@@ -150,6 +152,66 @@ START_TEST(test_latency_block)
     for (int r = 1; r < P; r++) /* a step of 1.2: below CS_CAL_BLOCK_STEP, no block */
         lat[r] = r < 8 ? 1e-6 : 1.2e-6;
     ck_assert_int_eq(cs_cal_latency_block(lat, 64, NULL, NULL), 0);
+}
+END_TEST
+
+/* Distance (distance.h): rank 0's latency to every rank and the extra pairs
+ * of a network whose latency follows the XOR of the ranks (a hypercube, 1 us
+ * a link), their difference (a line), or neither (one switch with noise; a
+ * fat tree's leaf switches at a p that is no multiple of them, two levels
+ * the node map takes), up to 5% of noise: the fit finds the form and its
+ * hop, and none where there is none. */
+enum { DIST_FLAT = 10, DIST_TREE }; /* forms besides CS_DISTANCE_XOR and _DIFFERENCE */
+static double dist_latency(int form, int a, int b, double noise)
+{
+    const double sign = (a * 7 + b * 3) % 2 ? 1.0 : -1.0;
+    double t;
+    if (form == CS_DISTANCE_XOR || form == CS_DISTANCE_DIFFERENCE)
+        t = 1.2e-6 + 1e-6 * (double)(cs_hops(form, a, b) - 1);
+    else if (form == DIST_TREE)
+        t = a / 8 == b / 8 ? 2e-6 : 4e-6;
+    else
+        t = 2e-6;
+    return t * (1.0 + sign * noise);
+}
+
+static int dist_fit(int form, int p, double noise, cs_cal_distance_fit *fit)
+{
+    cs_cal_pair_latency s[300];
+    int pair[8][2], n = 0;
+    const int extra = cs_cal_distance_pairs(p, pair, 8);
+    ck_assert(extra >= 3 && p - 1 + extra <= 300);
+    for (int r = 1; r < p; r++, n++)
+        s[n] = (cs_cal_pair_latency){0, r, dist_latency(form, 0, r, noise)};
+    for (int i = 0; i < extra; i++, n++) {
+        ck_assert(pair[i][0] > 0 && pair[i][1] > 0 && pair[i][0] < p && pair[i][1] < p);
+        s[n] = (cs_cal_pair_latency){pair[i][0], pair[i][1], dist_latency(form, pair[i][0], pair[i][1], noise)};
+    }
+    return cs_cal_distance_fit_of(s, n, fit);
+}
+
+START_TEST(test_distance_fit)
+{
+    static const int ps[] = {5, 12, 48, 64, 192, 256};
+    cs_cal_distance_fit fit;
+    for (int k = 0; k < NELEMS(ps); k++)
+        for (int i = 0; i < 3; i++) {
+            const double noise = 0.025 * i;
+            ck_assert_int_eq(dist_fit(CS_DISTANCE_XOR, ps[k], noise, &fit), CS_DISTANCE_XOR);
+            ck_assert_msg(fabs(fit.alpha_hop - 1e-6) < 0.15e-6 && fabs(fit.alpha - 1.2e-6) < 0.15e-6,
+                          "p %d noise %g: hop %g alpha %g", ps[k], noise, fit.alpha_hop, fit.alpha);
+            ck_assert_int_eq(dist_fit(CS_DISTANCE_DIFFERENCE, ps[k], noise, &fit), CS_DISTANCE_DIFFERENCE);
+            ck_assert(fabs(fit.alpha_hop - 1e-6) < 0.15e-6);
+            ck_assert_int_eq(dist_fit(DIST_FLAT, ps[k], noise, &fit), CS_DISTANCE_NONE);
+            ck_assert(fit.alpha_hop == 0.0);
+            if (ps[k] > 8)
+                ck_assert_int_eq(dist_fit(DIST_TREE, ps[k] + 3, noise, &fit), CS_DISTANCE_NONE);
+        }
+    ck_assert_int_eq(dist_fit(CS_DISTANCE_XOR, 64, 0.3, &fit), CS_DISTANCE_NONE); /* noise past the fit's bound */
+    int pair[8][2];
+    ck_assert_int_eq(cs_cal_distance_pairs(2, pair, 8), 0); /* two ranks: rank 0's one pair is all */
+    ck_assert_int_eq(cs_cal_distance_pairs(48, pair, 2), 2);
+    ck_assert(pair[0][0] == 31 && pair[0][1] == 32); /* 6 bits, 1 apart */
 }
 END_TEST
 
@@ -174,7 +236,7 @@ END_TEST
 static const struct fit_case {
     double alpha, beta, noise; /* noise: relative, alternating sign */
 } fit_cases[] = {
-    {1e-6, 2e-10, 0},   {2.5e-6, 1e-9, 0},   {1.5e-7, 8e-11, 0}, {5e-5, 1e-8, 0},
+    {1e-6, 2e-10, 0},    {2.5e-6, 1e-9, 0},    {1.5e-7, 8e-11, 0},  {5e-5, 1e-8, 0},
     {1e-6, 2e-10, 0.02}, {2.5e-6, 1e-9, 0.05}, {3e-7, 1e-10, 0.01},
 };
 
@@ -231,8 +293,8 @@ START_TEST(test_fit_refuses)
     const double x[] = {8, 8, 8}, t[] = {1e-6, 1.1e-6, 0.9e-6}, bad[] = {1e-6, 0, 2e-6};
     const double x2[] = {8, 64, 512};
     cs_fit f;
-    ck_assert_int_eq(cs_fit_line(x, t, 3, &f), -1);   /* every x the same */
-    ck_assert_int_eq(cs_fit_line(x2, t, 1, &f), -1);  /* one point */
+    ck_assert_int_eq(cs_fit_line(x, t, 3, &f), -1);    /* every x the same */
+    ck_assert_int_eq(cs_fit_line(x2, t, 1, &f), -1);   /* one point */
     ck_assert_int_eq(cs_fit_line(x2, bad, 3, &f), -1); /* a time of 0 */
     ck_assert_int_eq(cs_fit_slope(x2, bad, 3, &f), -1);
 }
@@ -339,8 +401,13 @@ extern const cs_alg cs_allreduce_butterfly, cs_allreduce_elimination, cs_allredu
 /* A cell: its best and the model's choice, best/native, model/best, model/native. */
 static cs_cal_cell cell(int p, size_t bytes, const cs_alg *best, const cs_alg *model, double bn, double mb)
 {
-    return (cs_cal_cell){.p = p, .bytes = bytes, .best = best, .model = model, .best_native = R(bn),
-                         .model_best = R(mb), .model_native = R(bn * mb)};
+    return (cs_cal_cell){.p = p,
+                         .bytes = bytes,
+                         .best = best,
+                         .model = model,
+                         .best_native = R(bn),
+                         .model_best = R(mb),
+                         .model_native = R(bn * mb)};
 }
 
 /* Paired ratios of two ways of timing: the worse for a decides. A tree whose
@@ -373,10 +440,10 @@ START_TEST(test_cell_choice)
         cs_choice want;
         const cs_alg *alg;
     } cases[] = {
-        {cell(3, 8, E, E, 0.7, 1.0), CS_CHOICE_AUTO, NULL},     /* the model's choice is the best */
-        {cell(3, 8, E, G, 0.7, 1.03), CS_CHOICE_AUTO, NULL},    /* another, within the noise */
-        {cell(3, 8, E, G, 0.7, 1.2), CS_CHOICE_FORCED, E},      /* the model's lost */
-        {cell(3, 8, E, E, 1.2, 1.0), CS_CHOICE_NATIVE, NULL},   /* the library is faster */
+        {cell(3, 8, E, E, 0.7, 1.0), CS_CHOICE_AUTO, NULL},   /* the model's choice is the best */
+        {cell(3, 8, E, G, 0.7, 1.03), CS_CHOICE_AUTO, NULL},  /* another, within the noise */
+        {cell(3, 8, E, G, 0.7, 1.2), CS_CHOICE_FORCED, E},    /* the model's lost */
+        {cell(3, 8, E, E, 1.2, 1.0), CS_CHOICE_NATIVE, NULL}, /* the library is faster */
         /* slower within the noise only: unsure, the library (a node's binomial reduce of 8 B
          * measured 1.04 and 1.01 in calibration, 1.14 back to back beside the library) */
         {cell(3, 8, E, E, 1.04, 1.0), CS_CHOICE_NATIVE, NULL},
@@ -429,8 +496,8 @@ START_TEST(test_rules_bands_and_p)
     /* p = 3 and 4 measure alike (one rule set for [3, 4]); p = 6 differs; p = 7
      * is like 6, but 5 was not measured between 4 and 6: no rule covers 5. */
     const cs_cal_cell cells[] = {
-        cell(3, 8, E, E, 0.7, 1), cell(3, 512, E, E, 0.7, 1), cell(3, 32768, E, E, 1.3, 1),
-        cell(4, 8, B, E, 0.7, 1), cell(4, 512, E, E, 0.7, 1), cell(4, 32768, E, E, 1.3, 1),
+        cell(3, 8, E, E, 0.7, 1),   cell(3, 512, E, E, 0.7, 1), cell(3, 32768, E, E, 1.3, 1),
+        cell(4, 8, B, E, 0.7, 1),   cell(4, 512, E, E, 0.7, 1), cell(4, 32768, E, E, 1.3, 1),
         cell(6, 8, E, G, 0.7, 1.5), cell(6, 512, E, E, 0.7, 1), cell(6, 32768, E, E, 0.9, 1),
         cell(7, 8, E, G, 0.7, 1.5), cell(7, 512, E, E, 0.7, 1), cell(7, 32768, E, E, 0.9, 1),
     };
@@ -470,8 +537,12 @@ START_TEST(test_rules_bands_and_p)
         {7, 65, NULL, "breakpoint: the model's choice for this size"},
     };
     for (int i = 0; i < NELEMS(calls); i++) {
-        cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = calls[i].p, .count = calls[i].bytes, .elem = 1,
-                           .bytes = calls[i].bytes, .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
+        cs_problem prob = {.coll = CS_COLL_ALLREDUCE,
+                           .p = calls[i].p,
+                           .count = calls[i].bytes,
+                           .elem = 1,
+                           .bytes = calls[i].bytes,
+                           .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
         cs_decision d;
         memset(&cache, 0, sizeof cache);
         cs_select(&cfg, &cache, &prob, &d);
@@ -490,8 +561,8 @@ START_TEST(test_rules_measured_params)
 {
     const cs_alg *K = &cs_reduce_knomial, *B = &cs_reduce_binomial;
     cs_cal_cell cells[] = {
-        cell(96, 8, K, B, 0.5, 2), cell(96, 512, K, B, 0.6, 2), cell(96, 4096, K, B, 0.9, 1.2),
-        cell(96, 32768, B, B, 0.95, 1), cell(97, 8, K, B, 0.5, 2), cell(97, 512, K, B, 0.6, 2),
+        cell(96, 8, K, B, 0.5, 2),      cell(96, 512, K, B, 0.6, 2),    cell(96, 4096, K, B, 0.9, 1.2),
+        cell(96, 32768, B, B, 0.95, 1), cell(97, 8, K, B, 0.5, 2),      cell(97, 512, K, B, 0.6, 2),
         cell(97, 4096, K, B, 0.9, 1.2), cell(97, 32768, B, B, 0.95, 1),
     };
     const char *given[] = {"r=16", "r=16", "r=8", NULL, "r=16", "r=8", "r=8", NULL};
@@ -503,7 +574,8 @@ START_TEST(test_rules_measured_params)
     ck_assert_int_eq(cut, 0);
     ck_assert_int_eq(n, 6); /* p = 97 differs from 96 in the radix at 512 B only */
     ck_assert(rules[0].alg == K && rules[0].params.radix == 16 && rules[0].bytes.hi == 1448);
-    ck_assert(rules[1].alg == K && rules[1].params.radix == 8 && rules[1].bytes.lo == 1449 && rules[1].bytes.hi == 11585);
+    ck_assert(rules[1].alg == K && rules[1].params.radix == 8 && rules[1].bytes.lo == 1449 &&
+              rules[1].bytes.hi == 11585);
     ck_assert(rules[2].choice == CS_CHOICE_AUTO && rules[2].p_hi == 96 && rules[2].bytes.lo == 11586);
     ck_assert(rules[3].p_lo == 97 && rules[3].params.radix == 16 && rules[3].bytes.hi == 64);
     ck_assert(rules[4].alg == K && rules[4].params.radix == 8 && rules[4].bytes.lo == 65);
@@ -533,7 +605,11 @@ START_TEST(test_rules_tuned_params)
     ck_assert_int_eq(rules[1].params.k, 3);
     ck_assert_int_eq(rules[2].params.k, 5);
     ck_assert_int_eq(rules[2].params.rmax, 3);
-    cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 96, .count = 4096, .elem = 8, .bytes = 32768,
+    cs_problem prob = {.coll = CS_COLL_ALLREDUCE,
+                       .p = 96,
+                       .count = 4096,
+                       .elem = 8,
+                       .bytes = 32768,
                        .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
     cs_config cfg;
     cs_config_defaults(&cfg);
@@ -551,8 +627,8 @@ START_TEST(test_rules_limit)
     const cs_alg *E = &cs_allreduce_elimination;
     /* Each p two bands; room for two p's of three. */
     const cs_cal_cell cells[] = {
-        cell(3, 8, E, E, 0.7, 1), cell(3, 512, E, E, 1.3, 1), cell(5, 8, E, E, 0.7, 1),
-        cell(5, 512, E, E, 1.3, 1), cell(7, 8, E, E, 1.3, 1), cell(7, 512, E, E, 0.7, 1),
+        cell(3, 8, E, E, 0.7, 1),   cell(3, 512, E, E, 1.3, 1), cell(5, 8, E, E, 0.7, 1),
+        cell(5, 512, E, E, 1.3, 1), cell(7, 8, E, E, 1.3, 1),   cell(7, 512, E, E, 0.7, 1),
     };
     cs_rule rules[5];
     int cut;
@@ -631,8 +707,8 @@ START_TEST(test_summary)
                                "ours runs in 2, at 0.63 there; best 0.50 at p = 2, 8 B"),
                   "%s", text);
     ck_assert_msg(strstr(text, "model error: fitted 245%, built-in 98%"), "%s", text);
-    ck_assert_msg(strstr(text, "# warning: the fitted model errs more than the built-in one (245% against 98%)"),
-                  "%s", text);
+    ck_assert_msg(strstr(text, "# warning: the fitted model errs more than the built-in one (245% against 98%)"), "%s",
+                  text);
     ck_assert_msg(strstr(text, "m.yaml holds the fitted model and the measured rules"), "%s", text);
     free(text);
     s.err_fitted = 0.38; /* nearer than the built-in model: no warning */
@@ -658,8 +734,7 @@ START_TEST(test_summary)
                   "%s", text);
     ck_assert_msg(strstr(text, "#   slower: reduce at p = 4, 16 KiB: alg1 (rules[1]): 1.30 ± 0.05 of the library's"),
                   "%s", text);
-    ck_assert_msg(strstr(text, "#   inconclusive: allreduce at p = 2, 8 B: alg0 (rules[0]): 1.62 ± 18.70"), "%s",
-                  text);
+    ck_assert_msg(strstr(text, "#   inconclusive: allreduce at p = 2, 8 B: alg0 (rules[0]): 1.62 ± 18.70"), "%s", text);
     ck_assert(!strstr(text, "alg2"));
     free(text);
 }
@@ -783,7 +858,7 @@ START_TEST(test_write_shortest)
     cfg.model.margin = 0.1;
     cfg.model.alpha = 1e-6;
     cfg.model.gamma = 1.737036359573847e-07;
-    cfg.model.beta = 1.0 / 3e9;      /* 16 digits */
+    cfg.model.beta = 1.0 / 3e9;     /* 16 digits */
     cfg.model.overhead = 0.1 + 0.2; /* 17 digits */
     load_written(&cfg, &back, text, sizeof text);
     ck_assert(memcmp(&cfg.model, &back.model, offsetof(cs_model, hulls)) == 0);
@@ -797,8 +872,7 @@ END_TEST
 
 /* Every key of the schema is in the written file (a rule-less section included): a key the
  * writer forgets would fall back to its default when a calibrated file is read back. */
-static void check_section_written(yaml_document_t *doc, yaml_node_t *map, const cs_section *sec,
-                                  const char *where)
+static void check_section_written(yaml_document_t *doc, yaml_node_t *map, const cs_section *sec, const char *where)
 {
     ck_assert_msg(map && map->type == YAML_MAPPING_NODE, "%s: not a mapping in the written file", where);
     for (size_t k = 0; k < sec->nkeys; k++) {
@@ -827,10 +901,20 @@ START_TEST(test_write_every_key)
     cfg.model.node_levels = 1;
     cfg.model.alpha_node = 2e-7;
     cfg.model.beta_node = 5e-11;
-    cfg.model.ranks_per_node = 8; /* a fat tree's leaf */
-    cfg.model.beta_core = 8e-10;  /* a backbone: written only where there is one */
-    cfg.model.rendezvous_from = 1;  /* SimGrid's: every message */
+    cfg.model.ranks_per_node = 8;         /* a fat tree's leaf */
+    cfg.model.beta_core = 8e-10;          /* a backbone: written only where there is one */
+    cfg.model.rendezvous_from = 1;        /* SimGrid's: every message */
+    cfg.model.distance = CS_DISTANCE_XOR; /* a hypercube's: written only where the network has it */
+    cfg.model.alpha_hop = 1e-6;
+    cs_library_rules *rules = NULL; /* the library's tuning file: its path written */
+    char why[256];
+    ck_assert_msg(cs_library_rules_load("tests/fixtures/library/openmpi-rules.conf", &rules, why, sizeof why) == 0,
+                  "%s", why);
+    cfg.model.library_rules = rules;
     load_written(&cfg, &back, text, sizeof text);
+    ck_assert(back.model.library_rules &&
+              !strcmp(back.model.library_rules->path, "tests/fixtures/library/openmpi-rules.conf"));
+    ck_assert(back.model.distance == CS_DISTANCE_XOR && back.model.alpha_hop == 1e-6);
     ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
     ck_assert_int_eq(back.model.ranks_per_node, 8);
     ck_assert(back.model.rendezvous_from == 1);
@@ -840,6 +924,25 @@ START_TEST(test_write_every_key)
     check_section_written(&doc, yaml_document_get_root_node(&doc), &cs_config_schema, "the top level");
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
+    cs_library_rules_free((cs_library_rules *)back.model.library_rules);
+    cs_library_rules_free(rules);
+}
+END_TEST
+
+/* The fitted configuration says distance only where the network has it. */
+START_TEST(test_distance_written)
+{
+    static cs_config cfg, back;
+    static char text[16384];
+    cs_config_defaults(&cfg);
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert_ptr_null(strstr(text, "distance"));
+    ck_assert(back.model.distance == CS_DISTANCE_NONE && back.model.alpha_hop == 0.0);
+    cfg.model.distance = CS_DISTANCE_DIFFERENCE;
+    cfg.model.alpha_hop = 3e-7;
+    load_written(&cfg, &back, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "  distance: difference\n"));
+    ck_assert(back.model.distance == CS_DISTANCE_DIFFERENCE && back.model.alpha_hop == 3e-7);
 }
 END_TEST
 
@@ -856,6 +959,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_fit_overhead_no_overlap);
     tcase_add_test(tc, test_node_pairs);
     tcase_add_test(tc, test_latency_block);
+    tcase_add_test(tc, test_distance_fit);
     tcase_add_test(tc, test_late_waited);
     suite_add_tcase(s, tc);
     tc = tcase_create("rules");
@@ -875,6 +979,7 @@ Suite *make_calibrate_suite(void)
     tcase_add_test(tc, test_write_defaults);
     tcase_add_test(tc, test_write_shortest);
     tcase_add_test(tc, test_write_every_key);
+    tcase_add_test(tc, test_distance_written);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -451,6 +451,55 @@ START_TEST(test_knomial_levels)
 END_TEST
 
 /* Every table starts with its native row, which has no schedule. */
+/* The distance helpers (common.h): a pair's links, a level's farthest pair
+ * and a shift's, under XOR and the difference; the latency they add. */
+START_TEST(test_distance_hops)
+{
+    ck_assert_int_eq(cs_hops(CS_DISTANCE_XOR, 63, 64), 7);
+    ck_assert_int_eq(cs_hops(CS_DISTANCE_DIFFERENCE, 63, 64), 1);
+    ck_assert_int_eq(cs_hops(CS_DISTANCE_DIFFERENCE, 70, 6), 64);
+    ck_assert_int_eq(cs_hops(CS_DISTANCE_NONE, 0, 100), 1);
+    /* a butterfly over 64: one bit a level under XOR, its stride under the difference */
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 64, 16, 2), 1);
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_DIFFERENCE, 64, 16, 2), 16);
+    /* p = 192 = 64 * 3: a ring of 3 at stride 64 (0, 64, 128: 1 and 2 bits), a butterfly at stride 3 * 8 */
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 192, 64, 3), 2);
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 192, 24, 2), 5); /* 119 = 1110111 and 143 = 10001111 */
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_DIFFERENCE, 192, 64, 3), 128);
+    /* every pair (the linear exchanges): the bits of p - 1, or p - 1 */
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 192, 1, 192), 8);
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_DIFFERENCE, 192, 1, 192), 191);
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 5, 2, 3), 2); /* 0, 2, 4 */
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 64, 1, 1), 1);
+    /* Bruck's shift by 1 at p = 6: 3 -> 4 crosses 3 links, 5 -> 0 two; by 2 under the difference: 4 -> 0 */
+    ck_assert_int_eq(cs_shift_hops(CS_DISTANCE_XOR, 6, 1), 3);
+    ck_assert_int_eq(cs_shift_hops(CS_DISTANCE_DIFFERENCE, 6, 2), 4);
+    ck_assert_int_eq(cs_shift_hops(CS_DISTANCE_XOR, 6, 6), 1);
+    const cs_model mo = {.alpha = 1e-6, .distance = CS_DISTANCE_XOR, .alpha_hop = 5e-7};
+    ck_assert(cs_model_hop_latency(&mo, 0, 7) == 1e-6 && cs_model_hop_latency(&mo, 0, 4) == 0.0);
+    ck_assert(cs_model_level_latency(&mo, 192, 1, 192) == 7 * 5e-7);
+    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 192};
+    ck_assert(cs_model_at_level(&mo, &prob, 24, 2).alpha == 1e-6 + 4 * 5e-7);
+    /* a k-nomial round at p = 40, r = 8, d = 8: parent 0, children 8 .. 32 (24: 2 bits), where a level's
+     * every pair has 24 and 32 (3 bits) */
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 8, 8, 0), 2);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 8, 8, 2), 1); /* 16 */
+    ck_assert_int_eq(cs_level_hops(CS_DISTANCE_XOR, 40, 8, 8), 3);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_XOR, 40, 1, 8, 0), 3);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_DIFFERENCE, 40, 8, 4, 0), 24);
+    ck_assert_int_eq(cs_tree_hops(CS_DISTANCE_DIFFERENCE, 40, 8, 4, 1), 8);
+    /* folded: p = 48, p' = 32, new rank i < 16 is 2i + 1, else i + 16: every level's farthest pair one link
+     * more than on 32 ranks (mask 1: 29 -> 31 is 2 bits); under the difference at p = 24, 14 ranks more in all */
+    const cs_model xor1 = {.distance = CS_DISTANCE_XOR, .alpha_hop = 1.0},
+                   diff1 = {.distance = CS_DISTANCE_DIFFERENCE, .alpha_hop = 1.0};
+    ck_assert(cs_model_folded_latency(&xor1, 48, 1) == 5.0 && cs_model_folded_latency(&xor1, 48, 2) == 10.0);
+    ck_assert(cs_model_folded_latency(&diff1, 24, 1) == 14.0 && cs_model_folded_latency(&xor1, 64, 1) == 0.0);
+    const cs_model none = {.alpha = 1e-6, .alpha_hop = 5e-7};
+    ck_assert(cs_model_folded_latency(&none, 48, 1) == 0.0);
+    ck_assert(cs_model_at_level(&none, &prob, 24, 2).alpha == 1e-6 && cs_model_hop_latency(&none, 0, 7) == 0.0);
+}
+END_TEST
+
 START_TEST(test_tables)
 {
     for (int coll = 0; coll < CS_COLL_LAST; coll++) {
@@ -476,6 +525,7 @@ Suite *make_coll_suite(void)
     tcase_add_test(tc, test_tables);
     tcase_add_loop_test(tc, test_lookup, 0, NLOOKUP);
     tcase_add_test(tc, test_knomial_levels);
+    tcase_add_test(tc, test_distance_hops);
     tcase_add_loop_test(tc, test_format_round_trip, 0, NSPECS + 1);
     suite_add_tcase(suite, tc);
 

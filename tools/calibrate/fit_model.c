@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "calibrate/distance.h"
 #include "calibrate/tool.h"
 #include "model/fit.h"
 
@@ -197,6 +198,51 @@ static int fit_node_link(const int *node_of, int *scratch, const cal_opts *o, cs
     return 0;
 }
 
+#define CAL_DISTANCE_PAIRS 6
+
+/*
+ * Does latency depend on the peer (model.distance)? Rank 0's latency to
+ * every rank (lat, world entries), and a few pairs of other ranks
+ * (cs_cal_distance_pairs: ranks whose hops the XOR and the difference count
+ * apart), one ping-pong at a time: the form they follow sets distance and
+ * alpha_hop (cs_cal_distance_fit_of); none leaves the model as it is.
+ * peer: scratch, world entries. 0 on success.
+ */
+static int fit_distance(const double *lat, int *peer, const cal_opts *o, cs_model *m)
+{
+    int pair[CAL_DISTANCE_PAIRS][2];
+    const int extra = cs_cal_distance_pairs(cal_world, pair, CAL_DISTANCE_PAIRS), n = cal_world - 1 + extra;
+    cs_cal_pair_latency *s = malloc(sizeof *s * (size_t)n);
+    if (!s)
+        return -1;
+    for (int r = 1; r < cal_world; r++)
+        s[r - 1] = (cs_cal_pair_latency){0, r, lat[r]};
+    for (int i = 0; i < extra; i++) {
+        const int a = pair[i][0], b = pair[i][1];
+        for (int r = 0; r < cal_world; r++)
+            peer[r] = r == a ? b : r == b ? a : -1;
+        const double t = cs_cal_pingpong_pairs(MPI_COMM_WORLD, peer, a, 8, o->reps, o->target / 4);
+        s[cal_world - 1 + i] = (cs_cal_pair_latency){a, b, t};
+    }
+    cs_cal_distance_fit fit;
+    m->distance = cs_cal_distance_fit_of(s, n, &fit);
+    m->alpha_hop = fit.alpha_hop;
+    if (cal_rank == 0) {
+        printf("# latency by peer, 8 bytes (rank 0's to every rank, and ");
+        for (int i = 0; i < extra; i++)
+            printf("%s%d-%d %.3e s", i ? ", " : "", pair[i][0], pair[i][1], s[cal_world - 1 + i].t);
+        if (m->distance)
+            printf("): it grows with the %s of the ranks, %.3e s at one link and alpha_hop %.3e s per link "
+                   "beyond (residuals rms %.1f%%, one latency for all %.1f%%)\n",
+                   m->distance == CS_DISTANCE_XOR ? "XOR (a hypercube)" : "difference", fit.alpha, fit.alpha_hop,
+                   100 * fit.rms, 100 * fit.rms_flat);
+        else
+            printf("): no distance (one latency for all pairs: residuals rms %.1f%%)\n", 100 * fit.rms_flat);
+    }
+    free(s);
+    return 0;
+}
+
 /*
  * The network's core (model.beta_core): the first ranks of the nodes in
  * pairs across the machine, node i with node i + n/2 (cs_cal_core_pairs),
@@ -230,7 +276,7 @@ static int fit_core(const int *node_of, int *scratch, const cal_opts *o, double 
  * (cs_cal_latency_block) becomes the model's node (model.ranks_per_node,
  * node_of: world entries, each block's first rank). 0 on success.
  */
-static int network_blocks(int *node_of, const cal_opts *o, cs_model *m)
+static int network_blocks(int *node_of, int *scratch, const cal_opts *o, cs_model *m)
 {
     for (int r = 0; r < cal_world; r++)
         if (node_of[r] != r)
@@ -247,7 +293,10 @@ static int network_blocks(int *node_of, const cal_opts *o, cs_model *m)
                g - 1, near, far, g);
     else if (cal_rank == 0)
         printf("# one rank a node, and no block of ranks nearer to rank 0 than the others\n");
+    const int rc = g == 0 ? fit_distance(lat, scratch, o, m) : 0; /* no blocks: a distance, maybe */
     free(lat);
+    if (rc != 0)
+        return -1;
     m->ranks_per_node = g;
     for (int r = 0; g > 0 && r < cal_world; r++)
         node_of[r] = r / g * g;
@@ -314,7 +363,7 @@ int cal_fit_model(const cal_opts *o, cs_model *m)
     if (!node_of)
         return -1;
     PMPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
-    if (cal_world >= 4 && network_blocks(node_of, o, m) != 0) {
+    if (cal_world >= 4 && network_blocks(node_of, scratch, o, m) != 0) {
         free(node_of);
         return -1;
     }

@@ -92,8 +92,13 @@ double cal_median_of(double *v, int n)
 /* The closing summary (summary.h): rules per collective, the expected gain, the model's error. */
 void cal_print_summary(cal_state *st)
 {
-    cs_cal_summary s = {
-        .ncoll = 0, .nerr = st->nerr, .file = st->o->out, .fit_only = st->o->fit, .beta_core = st->cfg.model.beta_core};
+    cs_cal_summary s = {.ncoll = 0,
+                        .nerr = st->nerr,
+                        .file = st->o->out,
+                        .fit_only = st->o->fit,
+                        .distance = st->cfg.model.distance,
+                        .alpha_hop = st->cfg.model.alpha_hop,
+                        .beta_core = st->cfg.model.beta_core};
     for (int c = 0; c < CS_COLL_LAST; c++)
         if (st->o->colls & (1u << c))
             s.coll[s.ncoll++] = (cs_cal_coll_summary){cs_coll_name((cs_coll)c), st->cfg.coll[c].rules,

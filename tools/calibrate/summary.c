@@ -59,6 +59,9 @@ void cs_cal_summary_print(FILE *f, const cs_cal_summary *s)
     fprintf(f, "# summary: %s\n",
             s->fit_only ? "the fitted model, no rules (collshim's model decides every call)"
                         : "rules per collective (measured time over the library's: < 1 is faster)");
+    if (s->distance)
+        fprintf(f, "#   latency grows with the ranks' distance: model.distance %s, alpha_hop %.3e s per link\n",
+                s->distance == CS_DISTANCE_XOR ? "xor" : "difference", s->alpha_hop);
     for (int c = 0; c < s->ncoll && !s->fit_only; c++)
         cs_cal_coll_print(f, &s->coll[c]);
     if (s->beta_core > 0.0)

@@ -29,6 +29,8 @@ typedef struct cs_cal_summary {
     const char *file;               /* the configuration written */
     int fit_only;                   /* --fit: the model and no rules */
     double beta_core;               /* the fitted model's network core (model.beta_core); 0: none */
+    int distance;                   /* the model's (model.distance): CS_DISTANCE_NONE where the network has none */
+    double alpha_hop;
 } cs_cal_summary;
 
 /* "# summary ..." lines (the network's core among them), then the warning where the fitted model errs more than the

@@ -87,8 +87,11 @@ static double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *
     return fmax(t_on, t_off);
 }
 
-double cs_linear_round(const cs_model *model, const cs_problem *prob, int lo, int hi, double bytes)
+double cs_linear_round(const cs_model *given, const cs_problem *prob, int lo, int hi, double bytes)
 {
+    cs_model far = *given; /* the last block in: the farthest pair's (cs_model_level_latency) */
+    far.alpha += cs_model_level_latency(given, prob->p, 1, prob->p);
+    const cs_model *model = given->distance ? &far : given;
     if (cs_model_nodes(model, prob) && prob->ppn < prob->p)
         return cs_linear_round_on_nodes(model, prob, lo, hi, bytes);
     /* every rank's blocks through the network's core at once (none on one node) */

@@ -76,11 +76,15 @@ static int cs_knomial_children(int p, int r, int *rounds)
 /* A round's messages (children d, 2d, .. apart): start-up and per byte,
  * path[0] off a node and path[1] on it; children j d with j < on take the
  * node's path (cs_knomial_links). */
+enum { CS_KNOMIAL_FAR = 16 };
 typedef struct cs_knomial_link {
     struct {
         double alpha, beta;
     } path[2];
     int on;
+    /* model.distance: the latency child j's links beyond the first add
+     * off the node (cs_tree_hops), j < CS_KNOMIAL_FAR; the farthest's past it */
+    double far[CS_KNOMIAL_FAR];
 } cs_knomial_link;
 
 /* One child's message to rank 0: when it reaches rank 0, in which round, by which path. */
@@ -95,6 +99,12 @@ static int cs_knomial_on(const cs_knomial_link *link, int j)
     return j < link->on;
 }
 
+/* The start-up of a round's j-th child's message: its path's, and off the node its distance's. */
+static double cs_knomial_alpha(const cs_knomial_link *link, int on, int j)
+{
+    return link->path[on].alpha + (on ? 0.0 : link->far[j < CS_KNOMIAL_FAR ? j : 0]);
+}
+
 /*
  * When rank 0 of the tree over ranks 0..n-1 has combined every child's run
  * (its last round's local steps done), every rank starting at 0. A child
@@ -104,8 +114,8 @@ static int cs_knomial_on(const cs_knomial_link *link, int j)
  * they arrive. full[t] caches tree(r^t). msgs: room for every child of rank
  * 0 (n - 1 at most).
  */
-static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
-                              double *full, cs_knomial_msg *msgs);
+static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r, double *full,
+                              cs_knomial_msg *msgs);
 
 /* When a child's run of s ranks is combined (tree(s), full[t] for s = r^t). */
 static double cs_knomial_subtree(const cs_model *mo, const cs_knomial_link *link_of, double m, int s, int r, int t,
@@ -137,7 +147,8 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
         for (long long x = d; x < n && x < (long long)r * d; x += d, c++) {
             const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double sent = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + c + 1) + mo->overhead;
-            msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + link_of[t].path[on].alpha, t, on};
+            msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + cs_knomial_alpha(&link_of[t], on, (int)(x / d)),
+                                       t, on};
         }
         for (int i = 1; i < c; i++) { /* the last child's run may be shorter: it arrives first */
             const cs_knomial_msg x = msgs[i];
@@ -157,8 +168,8 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
     return start;
 }
 
-static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
-                              double *full, cs_knomial_msg *msgs)
+static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r, double *full,
+                              cs_knomial_msg *msgs)
 {
     int nmsg = 0, rounds = 0, children[64];
     if (n <= 1)
@@ -171,7 +182,8 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
         for (long long x = d; x < n && x < (long long)r * d; x += d) {
             const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double ready = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + nmsg);
-            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + link_of[t].path[on].alpha, t, on};
+            msgs[nmsg++] =
+                (cs_knomial_msg){ready + mo->overhead + cs_knomial_alpha(&link_of[t], on, (int)(x / d)), t, on};
             children[t]++;
         }
     }
@@ -222,7 +234,11 @@ static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int 
             first_off = (int)(ppn / d);
         /* the round's parents each take their children's blocks through the core at once */
         const cs_model core = cs_model_through_core(&off, (prob->p - d - 1) / (r * d) + 1);
-        link_of[t] = (cs_knomial_link){{{core.alpha, core.beta}, {on.alpha, on.beta}}, first_off};
+        link_of[t] = (cs_knomial_link){{{core.alpha, core.beta}, {on.alpha, on.beta}}, first_off, {0.0}};
+        for (int j = 0; model->distance && j < CS_KNOMIAL_FAR && j < r; j++) { /* j = 0: the farthest child */
+            const long hops = cs_tree_hops(model->distance, prob->p, (long)d, r, j);
+            link_of[t].far[j] = hops > 1 ? model->alpha_hop * (double)(hops - 1) : 0.0;
+        }
     }
 }
 
@@ -251,7 +267,7 @@ double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, i
         return done + model->rho * m;
     /* rank 0 forwards the result: to a root on its node or off it */
     const cs_model last = cs_model_hop(model, prob, prob->ppn > 1 && prob->root / prob->ppn == 0, 1);
-    return done + model->overhead + last.alpha + last.beta * m;
+    return done + model->overhead + last.alpha + cs_model_hop_latency(model, 0, prob->root) + last.beta * m;
 }
 
 int cs_reduce_knomial_build_r(const cs_problem *prob, int r, int rank, cs_sched *s)
@@ -371,9 +387,10 @@ static void cs_reduce_knomial_tune(const cs_model *model, const cs_problem *prob
 
 const cs_alg cs_reduce_knomial = {
     .name = "knomial",
-    .description = "k-nomial tree in rank order, radix r (knomial:r=8; the model's if not given) or the least radix with l "
-                   "rounds (knomial:l=2), one-way, ceil(log_r p) rounds of up to r - 1 children at once (+1 for a "
-                   "root other than 0)",
+    .description =
+        "k-nomial tree in rank order, radix r (knomial:r=8; the model's if not given) or the least radix with l "
+        "rounds (knomial:l=2), one-way, ceil(log_r p) rounds of up to r - 1 children at once (+1 for a "
+        "root other than 0)",
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_CONTIG,
     .parse = cs_params_parse_radix_or_levels,
