@@ -106,6 +106,9 @@ double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_prob
     folded.p = pof2;
     folded.root = 0;
     double t = cs_library_row(alg, model, &folded, spec);
+    /* its ranks are the unfolded ones, farther apart (model.distance): one pass (recursive doubling) or two */
+    t +=
+        cs_model_folded_latency(model, prob->p, alg == &cs_allreduce_butterfly && spec && !strcmp(spec, "k=0") ? 1 : 2);
     if (pof2 < prob->p) { /* one vector in and combined; the result back (allreduce) or on (reduce) */
         const cs_model pair = cs_model_at_level(model, prob, 1, 2); /* ranks 2i and 2i + 1 */
         const double m = (double)prob->bytes, message = pair.alpha + 2 * model->overhead + pair.beta * m;
