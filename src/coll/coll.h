@@ -49,8 +49,8 @@ typedef struct cs_params {
     int face_src;
     /* compositions (src/coll/compose/): the leaders' row, its index in the
      * table (0: not tuned; its parameters are the fields above), and the
-     * node tree's radix */
-    int sub, node_radix;
+     * node tree's radix; the leader rows' node level (CS_NODE_*) */
+    int sub, node_radix, node_level;
 } cs_params;
 
 void cs_params_init(cs_params *params);

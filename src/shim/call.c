@@ -31,7 +31,8 @@ static int cs_params_same(const cs_params *a, const cs_params *b)
 {
     if (a->b != b->b || a->k != b->k || a->rmax != b->rmax || a->radix != b->radix || a->levels != b->levels ||
         a->window != b->window ||
-        a->factors != b->factors || a->nparts != b->nparts || a->sub != b->sub || a->node_radix != b->node_radix)
+        a->factors != b->factors || a->nparts != b->nparts || a->sub != b->sub || a->node_radix != b->node_radix ||
+        a->node_level != b->node_level)
         return 0;
     for (int i = 0; i < a->nparts; i++)
         if (a->parts[i] != b->parts[i])

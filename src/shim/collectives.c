@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/compose/leader.h"
 #include "shim/args.h"
 #include "shim/collectives.h"
 
@@ -97,8 +98,8 @@ static int cs_describe_alltoall(const cs_call *c, cs_problem *prob, cs_local *l)
 }
 
 /* Pack a non-contiguous side of an alltoall into bytes, or unpack it. */
-static int cs_alltoall_pack(const cs_call *c, const cs_context *ctx, const void *from, int count,
-                            MPI_Datatype type, void *bytes, size_t size)
+static int cs_alltoall_pack(const cs_call *c, const cs_context *ctx, const void *from, int count, MPI_Datatype type,
+                            void *bytes, size_t size)
 {
     int pos = 0;
     return PMPI_Pack(from, count * ctx->p, type, bytes, (int)size, &pos, ctx->comm);
@@ -141,6 +142,38 @@ static int cs_run_alltoall(const cs_call *c, cs_context *ctx, const cs_local *l,
     return rc;
 }
 
+/*
+ * A leader row whose node level is the library's (src/coll/compose/leader.h):
+ * the library's PMPI_Reduce on the node's communicator to its rank 0, the
+ * node's leader, into its receive buffer (a reduce's leader that is not the
+ * root: a buffer of its own, the schedule's RECV); the schedule, the
+ * leaders' part; for allreduce the library's PMPI_Bcast on the node.
+ */
+static int cs_run_leader_library(const cs_call *c, cs_context *ctx, const cs_local *l, cs_exec *x)
+{
+    int node_rank = 0;
+    if (ctx->node_comm == MPI_COMM_NULL)
+        return MPI_ERR_INTERN;
+    int rc = PMPI_Comm_rank(ctx->node_comm, &node_rank);
+    const int leader = node_rank == 0, allreduce = c->coll == CS_COLL_ALLREDUCE;
+    void *own = NULL, *result = c->recvbuf;
+    if (rc == MPI_SUCCESS && leader && !allreduce && ctx->rank != c->root) {
+        if (!(own = malloc(l->prob.bytes ? l->prob.bytes : 1)))
+            return MPI_ERR_NO_MEM;
+        x->buf[CS_BUF_RECV] = own;
+        result = cs_addr(own, -(ptrdiff_t)l->send.true_lb);
+    }
+    /* in place: the input is in the receive buffer (MPI_IN_PLACE at the node's leader) */
+    const void *in = l->inplace ? (leader ? MPI_IN_PLACE : c->recvbuf) : c->sendbuf;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Reduce(in, leader ? result : NULL, c->scount, c->stype, c->op, 0, ctx->node_comm);
+    if (rc == MPI_SUCCESS)
+        rc = cs_exec_run(&ctx->sched, x);
+    if (rc == MPI_SUCCESS && allreduce)
+        rc = PMPI_Bcast(c->recvbuf, c->scount, c->stype, 0, ctx->node_comm);
+    free(own);
+    return rc;
+}
 
 /* Our schedule on a vector's buffers: reductions and the window API. */
 static int cs_run_vector(const cs_call *c, cs_context *ctx, const cs_local *l, cs_exec *x)
@@ -153,6 +186,8 @@ static int cs_run_vector(const cs_call *c, cs_context *ctx, const cs_local *l, c
      * MPI_BOTTOM (NULL) with a type that addresses absolutely. */
     const int has_result = c->coll != CS_COLL_REDUCE || ctx->rank == c->root;
     x->buf[CS_BUF_RECV] = has_result ? cs_addr(c->recvbuf, (ptrdiff_t)l->send.true_lb) : NULL;
+    if (cs_compose_leader_library(ctx->sched_alg, &l->prob, &ctx->sched_params))
+        return cs_run_leader_library(c, ctx, l, x);
     return cs_exec_run(&ctx->sched, x);
 }
 

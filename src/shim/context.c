@@ -52,8 +52,12 @@ static int cs_context_delete(MPI_Comm comm, int keyval, void *value, void *extra
         cs_last_ctx = NULL;
     }
     cs_context_unlink(ctx);
-    if (ctx->comm != MPI_COMM_NULL)
-        rc = PMPI_Comm_free(&ctx->comm);
+    if (ctx->node_comm != MPI_COMM_NULL)
+        rc = PMPI_Comm_free(&ctx->node_comm);
+    if (ctx->comm != MPI_COMM_NULL) {
+        const int freed = PMPI_Comm_free(&ctx->comm);
+        rc = rc == MPI_SUCCESS ? freed : rc;
+    }
     cs_sched_free(&ctx->sched);
     cs_scratch_free(&ctx->scratch);
     cs_nodes_free(&ctx->map);
@@ -83,6 +87,13 @@ static int cs_context_nodes(cs_context *ctx)
         ctx->map.node = NULL;
         ctx->map.ppn = 0;
     }
+    /* The node's communicator, for a leader row's node level by the library
+     * (src/coll/compose/leader.h): every rank alike, in this first call. */
+    if (rc == MPI_SUCCESS && sees && ctx->map.node && ctx->map.nodes > 1 && ctx->map.nodes < ctx->p) {
+        rc = PMPI_Comm_split(ctx->comm, ctx->map.node[ctx->rank], ctx->rank, &ctx->node_comm);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Comm_set_errhandler(ctx->node_comm, MPI_ERRORS_RETURN);
+    }
     return rc;
 }
 
@@ -93,7 +104,7 @@ static int cs_context_create(MPI_Comm comm, cs_context **out)
     if (!ctx)
         return MPI_ERR_NO_MEM;
     ctx->parent = comm;
-    ctx->comm = MPI_COMM_NULL;
+    ctx->comm = ctx->node_comm = MPI_COMM_NULL;
     cs_sched_init(&ctx->sched);
     rc = PMPI_Comm_test_inter(comm, &ctx->inter);
     if (rc == MPI_SUCCESS)
@@ -112,6 +123,8 @@ static int cs_context_create(MPI_Comm comm, cs_context **out)
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_set_attr(comm, cs_shim.keyval, ctx);
     if (rc != MPI_SUCCESS) {
+        if (ctx->node_comm != MPI_COMM_NULL)
+            PMPI_Comm_free(&ctx->node_comm);
         if (ctx->comm != MPI_COMM_NULL)
             PMPI_Comm_free(&ctx->comm);
         cs_nodes_free(&ctx->map);

@@ -80,6 +80,10 @@ typedef struct cs_context {
      * sees nodes or the log is on; map.node NULL and map.ppn 0 where the
      * model does not see them (cs_problem.node, .ppn); map.nodes 0: not asked */
     cs_nodes map;
+    /* the ranks of this rank's node in rank order (colour its node), made
+     * where a leader row may run its node level by the library (1 < nodes <
+     * p, the model seeing nodes); else MPI_COMM_NULL */
+    MPI_Comm node_comm;
     cs_select_cache cache; /* breakpoints per collective and variant */
     cs_sched sched;        /* the last schedule built, reused while calls repeat */
     const cs_alg *sched_alg;

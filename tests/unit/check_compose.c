@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "coll/compose/compose.h"
+#include "coll/compose/leader.h"
 #include "sched/nodes.h"
 #include "sched/pricer.h"
 #include "select/select.h"
@@ -211,6 +212,7 @@ START_TEST(test_leader_sim)
                     int n = p <= 24 || ri == 0 ? compose_subs(&prob, params, 8) : 0;
                     for (int m = 0; m < NMODELS; m++) {
                         cs_params_init(&params[n]);
+                        params[n].node_level = CS_NODE_OURS; /* the library's node level runs outside the schedule */
                         rows[a]->tune(&compose_models[m], &prob, &params[n]);
                         ck_assert_int_gt(params[n].sub, 0);
                         n++;
@@ -286,6 +288,7 @@ START_TEST(test_leader_price)
                     const cs_problem prob = compose_problem(alg->coll, &map, p, counts[c], CS_PROB_COMMUTATIVE, 0);
                     cs_params params;
                     cs_params_init(&params);
+                    params.node_level = CS_NODE_OURS; /* what the schedules hold (test_leader_node_level) */
                     alg->tune(&compose_models[m], &prob, &params);
                     for (int r = 0; r < p; r++) {
                         cs_sched_reset(&scheds[r]);
@@ -303,12 +306,67 @@ START_TEST(test_leader_price)
 }
 END_TEST
 
+/* The leader rows' node level (leader.h): tuned to the cheaper of our tree
+ * and the library's reduce (and broadcast) as the library mirror prices
+ * them on the node's model; a level given is kept; never the library's
+ * where it computes (type, op) wrongly, or on a map the event pricer
+ * prices (the schedule holds no library phase to price). Blocks of 8 at
+ * p = 32, MPICH's mirror: 1 MiB of a commutative built-in operator goes to
+ * MPICH's reduce-scatter and gather, cheaper than a tree; a user operator
+ * to its binomial tree, which ours matches or beats. */
+START_TEST(test_leader_node_level)
+{
+    const cs_model *model = &compose_models[1];
+    const cs_alg *const rows[] = {&cs_allreduce_leader, &cs_reduce_leader};
+    cs_nodes blocks, uneven;
+    compose_map_make(MAP_BLOCKS8, 32, &blocks);
+    compose_map_make(MAP_UNEVEN, 32, &uneven);
+    for (size_t a = 0; a < 2; a++) {
+        const unsigned flags[] = {CS_PROB_COMMUTATIVE, CS_PROB_COMMUTATIVE | CS_PROB_USER_OP,
+                                  CS_PROB_COMMUTATIVE | CS_PROB_LIBRARY_WRONG};
+        for (size_t f = 0; f < 3; f++) {
+            const cs_problem prob = compose_problem(rows[a]->coll, &blocks, 32, 1 << 18, flags[f], 3);
+            cs_params tuned, level[3];
+            cs_params_init(&tuned);
+            rows[a]->tune(model, &prob, &tuned);
+            for (int l = CS_NODE_OURS; l <= CS_NODE_LIBRARY; l++) {
+                cs_params_init(&level[l]);
+                level[l].node_level = l;
+                rows[a]->tune(model, &prob, &level[l]);
+                ck_assert_int_eq(level[l].node_level, l); /* given: kept */
+            }
+            const double ours = rows[a]->cost(model, &prob, &level[CS_NODE_OURS]),
+                         library = rows[a]->cost(model, &prob, &level[CS_NODE_LIBRARY]);
+            const int want = f == 0 ? CS_NODE_LIBRARY : CS_NODE_OURS;
+            ck_assert_msg(tuned.node_level == want && (f == 2 ? library == ours : (library < ours) == (f == 0)),
+                          "%s flags %u: tuned %d, ours %g, library %g", rows[a]->name, flags[f], tuned.node_level, ours,
+                          library);
+            ck_assert_double_eq(rows[a]->cost(model, &prob, &tuned), ours < library ? ours : library);
+            char plan[256];
+            rows[a]->describe(&prob, &tuned, plan, sizeof plan);
+            ck_assert_msg(!strncmp(plan,
+                                   want == CS_NODE_LIBRARY ? "the library's MPI_Reduce on each node, " : "knomial",
+                                   want == CS_NODE_LIBRARY ? 39 : 7),
+                          "%s", plan);
+        }
+        const cs_problem odd = compose_problem(rows[a]->coll, &uneven, 32, 1 << 18, CS_PROB_COMMUTATIVE, 0);
+        cs_params tuned;
+        cs_params_init(&tuned);
+        rows[a]->tune(model, &odd, &tuned);
+        ck_assert_int_eq(tuned.node_level, CS_NODE_OURS);
+    }
+    cs_nodes_free(&blocks);
+    cs_nodes_free(&uneven);
+}
+END_TEST
+
 Suite *make_compose_suite(void)
 {
     Suite *suite = suite_create("compose");
     TCase *tc = tcase_create("leader");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_leader_restrictions);
+    tcase_add_test(tc, test_leader_node_level);
     tcase_add_loop_test(tc, test_leader_sim, 0, COMPOSE_MAX_P);
     tcase_add_loop_test(tc, test_leader_price, 0, 65);
     suite_add_tcase(suite, tc);

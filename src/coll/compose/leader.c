@@ -15,14 +15,49 @@
  * node's result X in RECV, but a reduce's leader that is not the root, whose
  * RECV need not exist: it keeps X in the first m bytes of TMP0, and each
  * phase's TMP0 lies after it. The leaders' row runs in place on X.
+ *
+ * Node level by the library (CS_NODE_LIBRARY): the shim reduces each node to
+ * its leader by the library's PMPI_Reduce on the node's communicator before
+ * the schedule and broadcasts by PMPI_Bcast after it (src/shim/collectives.c);
+ * the schedule is R2 and the reduce's forward alone, X always in RECV (the
+ * shim gives a reduce's leader that is not the root a buffer for it). The
+ * library's reduce on a communicator of the node's ranks in rank order
+ * combines in rank order for a non-commutative operator, as MPI guarantees:
+ * canonical order where each node's ranks are one range, as ours.
  */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "coll/compose/compose.h"
 #include "coll/compose/leader.h"
 #include "coll/reduce/knomial.h"
+#include "select/library.h"
+
+int cs_compose_leader_library(const cs_alg *alg, const cs_problem *prob, const cs_params *params)
+{
+    return alg && alg->build == cs_compose_leader_build && cs_compose_leader_level_library(prob, params);
+}
+
+int cs_compose_leader_parse(const char *args, cs_params *params)
+{
+    if (!strcmp(args, "node=library"))
+        params->node_level = CS_NODE_LIBRARY;
+    else if (!strcmp(args, "node=ours"))
+        params->node_level = CS_NODE_OURS;
+    else
+        return -1;
+    return 0;
+}
+
+int cs_compose_leader_format(const cs_params *params, char *buf, size_t size)
+{
+    const char *level = params->node_level == CS_NODE_LIBRARY ? "node=library"
+                        : params->node_level == CS_NODE_OURS  ? "node=ours"
+                                                              : "";
+    return snprintf(buf, size, "%s", level);
+}
 
 /* The phases of one rank into s; ranks: room for p + nodes. */
 static void cs_leader_phases(const cs_problem *prob, const cs_params *params, int rank, const cs_alg *lead, int *ranks,
@@ -38,7 +73,8 @@ static void cs_leader_phases(const cs_problem *prob, const cs_params *params, in
     cs_compose_leaders(prob, leaders);
     const int r1 = cs_compose_tree_rounds(cs_compose_largest(prob), r);
     const int leader_in_recv = inplace && (allreduce || leader == root);
-    const int x_scratch = !allreduce && rank == leader && rank != root;
+    const int library = cs_compose_leader_level_library(prob, params);
+    const int x_scratch = !library && !allreduce && rank == leader && rank != root;
     const size_t shift = x_scratch ? m : 0;
     const cs_compose_at x = {x_scratch ? CS_BUF_TMP0 : CS_BUF_RECV, 0};
     if (x_scratch)
@@ -50,9 +86,11 @@ static void cs_leader_phases(const cs_problem *prob, const cs_params *params, in
                                             x,
                                             {CS_BUF_TMP0, shift},
                                             {CS_BUF_TMP1, 0}};
-    cs_sched_reset(sub);
-    cs_reduce_knomial_build_r(&node, r, local, sub);
-    cs_compose_append(s, sub, r1, members, at1, 0, 0);
+    if (!library) {
+        cs_sched_reset(sub);
+        cs_reduce_knomial_build_r(&node, r, local, sub);
+        cs_compose_append(s, sub, r1, members, at1, 0, 0);
+    }
 
     /* 2: the leaders' row, in place on X, padded to its rounds */
     const cs_problem lp = cs_compose_leaders_problem(prob, prob->coll);
@@ -63,17 +101,17 @@ static void cs_leader_phases(const cs_problem *prob, const cs_params *params, in
     cs_compose_across(s, sub, lead, &lp, params, rank == leader ? j : -1, r2, leaders, at2);
 
     /* 3: the broadcast on the node, or the result to the root */
-    if (allreduce) {
+    if (allreduce && !library) {
         const cs_compose_at at3[CS_BUF_LAST] = {{CS_BUF_SEND, 0}, {CS_BUF_RECV, 0}, {CS_BUF_TMP0, 0}, {CS_BUF_TMP1, 0}};
         cs_sched_reset(sub);
         cs_reduce_knomial_build_r(&node, r, local, sub);
         cs_compose_append(s, sub, r1, members, at3, 1, m);
-    } else if (leaders[cs_compose_node(prob, root)] != root) {
+    } else if (!allreduce && leaders[cs_compose_node(prob, root)] != root) {
         cs_sched_round(s);
         if (rank == root)
             cs_sched_recv(s, leaders[cs_compose_node(prob, root)], CS_BUF_RECV, 0, m);
         else if (rank == leaders[cs_compose_node(prob, root)])
-            cs_sched_send(s, root, CS_BUF_TMP0, 0, m);
+            cs_sched_send(s, root, x.buf, x.off, m);
     }
 }
 
@@ -82,9 +120,48 @@ int cs_compose_leader_build(const cs_problem *prob, const cs_params *params, int
     return cs_compose_build(prob, params, rank, s, cs_leader_phases);
 }
 
+/* The library's reduce (with bcast, and its broadcast, priced as its reduce
+ * without the combines) over a node of n ranks, on the node's model. */
+static double cs_leader_library_cost(const cs_model *model, const cs_problem *prob, int n, int bcast)
+{
+    if (prob->flags & CS_PROB_LIBRARY_WRONG)
+        return INFINITY;
+    const char *name;
+    cs_model on = cs_model_on_node(model);
+    cs_problem node = cs_compose_node_problem(prob, n, 0);
+    double t = cs_library_price(&on, &node, &name);
+    if (bcast && t >= 0.0) {
+        on.gamma = on.rho = 0.0;
+        const double b = cs_library_price(&on, &node, &name);
+        t = b >= 0.0 ? t + b : -1.0;
+    }
+    return t >= 0.0 ? t : INFINITY;
+}
+
+/* The node level's price: n the largest node, r the tree's radix. */
+static double cs_leader_node_cost(const cs_model *model, const cs_problem *prob, const cs_params *params, int n,
+                                  int bcast)
+{
+    if (cs_compose_leader_level_library(prob, params))
+        return cs_leader_library_cost(model, prob, n, bcast);
+    return cs_compose_node_cost(model, prob, n, params->node_radix >= 2 ? params->node_radix : 2, bcast);
+}
+
 void cs_compose_leader_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    cs_compose_tune(model, prob, prob->coll, prob->coll == CS_COLL_ALLREDUCE, params);
+    const int given = params->node_level, bcast = prob->coll == CS_COLL_ALLREDUCE;
+    cs_compose_tune(model, prob, prob->coll, bcast, params);
+    params->node_level = given;
+    if (given || params->sub <= 0)
+        return;
+    /* On a map the event pricer prices (cs_alg_price_map), the schedule
+     * holds no node level to price: ours, which it sees. */
+    params->node_level = CS_NODE_OURS;
+    if (cs_alg_map_priced(model, prob))
+        return;
+    const int n = prob->ppn > 1 ? prob->ppn : cs_compose_largest(prob);
+    if (cs_leader_library_cost(model, prob, n, bcast) < cs_compose_node_cost(model, prob, n, params->node_radix, bcast))
+        params->node_level = CS_NODE_LIBRARY;
 }
 
 double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, const cs_params *given)
@@ -93,11 +170,12 @@ double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, con
     const cs_alg *lead = cs_compose_priced(model, prob, &params, cs_compose_leader_tune);
     if (!lead)
         return INFINITY;
-    const int allreduce = prob->coll == CS_COLL_ALLREDUCE, r = params.node_radix >= 2 ? params.node_radix : 2;
+    const int allreduce = prob->coll == CS_COLL_ALLREDUCE;
     const cs_model off = cs_compose_model_off(model, 1), on = cs_model_on_node(model);
     const cs_problem lp = cs_compose_leaders_problem(prob, prob->coll);
-    double t = cs_compose_node_cost(model, prob, prob->ppn > 1 ? prob->ppn : cs_compose_largest(prob), r, allreduce) +
-               lead->cost(&off, &lp, &params);
+    double t =
+        cs_leader_node_cost(model, prob, &params, prob->ppn > 1 ? prob->ppn : cs_compose_largest(prob), allreduce) +
+        lead->cost(&off, &lp, &params);
     if (!allreduce) {
         int first = 0; /* the root's node's leader */
         while (cs_compose_node(prob, first) != cs_compose_node(prob, prob->root))
@@ -111,8 +189,14 @@ double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, con
 int cs_compose_leader_describe(const cs_problem *prob, const cs_params *params, char *buf, size_t size)
 {
     char before[64];
-    snprintf(before, sizeof before, "knomial r=%d to each node's lowest rank",
-             params->node_radix >= 2 ? params->node_radix : 2);
-    return cs_compose_describe(prob, params, before,
-                               prob->coll == CS_COLL_ALLREDUCE ? "knomial broadcast on each node" : "", buf, size);
+    const int library = cs_compose_leader_level_library(prob, params), allreduce = prob->coll == CS_COLL_ALLREDUCE;
+    if (library)
+        snprintf(before, sizeof before, "the library's MPI_Reduce on each node");
+    else
+        snprintf(before, sizeof before, "knomial r=%d to each node's lowest rank",
+                 params->node_radix >= 2 ? params->node_radix : 2);
+    const char *after = !allreduce ? ""
+                        : library  ? "the library's MPI_Bcast on each node"
+                                   : "knomial broadcast on each node";
+    return cs_compose_describe(prob, params, before, after, buf, size);
 }

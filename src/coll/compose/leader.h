@@ -6,6 +6,28 @@
 
 #include "coll/coll.h"
 
+/* The leader rows' node level (cs_params.node_level; 0: the model decides):
+ * our k-nomial tree in the schedule, or the library's own PMPI_Reduce (and
+ * for allreduce PMPI_Bcast) on the node's communicator, which the shim runs
+ * around the schedule, which then holds the leaders' part alone. */
+enum { CS_NODE_OURS = 1, CS_NODE_LIBRARY = 2 };
+
+/* Is a leader row's node level the library's for prob? Not where the
+ * library computes (type, op) wrongly (CS_PROB_LIBRARY_WRONG): ours then. */
+static inline int cs_compose_leader_level_library(const cs_problem *prob, const cs_params *params)
+{
+    return params->node_level == CS_NODE_LIBRARY && !(prob->flags & CS_PROB_LIBRARY_WRONG);
+}
+
+/* Is alg a leader row that runs its node level by the library for prob? */
+int cs_compose_leader_library(const cs_alg *alg, const cs_problem *prob, const cs_params *params);
+
+/* "node=library" or "node=ours" (cs_alg.parse, .format, .syntax). */
+int cs_compose_leader_parse(const char *args, cs_params *params);
+int cs_compose_leader_format(const cs_params *params, char *buf, size_t size);
+#define CS_LEADER_SYNTAX                                                                                               \
+    "expected node=library, the library's MPI_Reduce (and MPI_Bcast) on each node, or node=ours, our k-nomial tree"
+
 /* The schedule of one rank (params tuned: cs_compose_tune). */
 int cs_compose_leader_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s);
 

@@ -8,7 +8,9 @@
  * the result to the root where the root is not that leader. Built from the
  * node map alone (leader.c, compose.h). A leader that is not the root keeps
  * its node's result in scratch (a non-root's receive buffer need not
- * exist).
+ * exist). Parameter node=library|ours (leader.h; tuned by price): the
+ * node's reduce by the library's PMPI_Reduce on the node's communicator,
+ * which the shim runs before the schedule, or by our tree.
  *
  * Canonical order: where each node's ranks are one consecutive range, the
  * node's tree combines in rank order and the leaders' row, which keeps
@@ -23,6 +25,12 @@
  *   K(on, n, r, m)                   the node reduce (cs_model_on_node)
  * + L's cost(off, p' = nodes, m)     one sender a node (cs_model_off_node)
  * + o + alpha_node + beta_node m     where the root is not its node's leader
+ * With node=library the node's phases are the library mirror's reduce (and
+ * for allreduce its reduce without combines, for the broadcast) over n
+ * ranks on the node's model (select/library.h); the tune takes it where
+ * that is cheaper, not on a map the event pricer prices (the schedule
+ * holds no node phase there to price) nor where the library computes
+ * (type, op) wrongly.
  * CS_PATH_SUM (the phases' prices added; the pricer suite bounds it on block
  * maps); on other maps the event pricer prices it (cs_alg_price_map).
  */
@@ -31,10 +39,14 @@
 
 const cs_alg cs_reduce_leader = {
     .name = "leader",
-    .description = "node leaders: a k-nomial reduce on each node to its lowest rank, the leaders' reduce by our "
-                   "cheapest row for the nodes, then to the root (needs a node map)",
+    .description = "node leaders: a reduce on each node to its lowest rank (our k-nomial tree, or node=library the "
+                   "library's MPI_Reduce on the node's communicator), the leaders' reduce by our cheapest row for the "
+                   "nodes, then to the root (needs a node map)",
     .coll = CS_COLL_REDUCE,
     .requires = CS_REQ_NODES | CS_REQ_NODE_ORDER | CS_REQ_CONTIG,
+    .parse = cs_compose_leader_parse,
+    .syntax = CS_LEADER_SYNTAX,
+    .format = cs_compose_leader_format,
     .tune = cs_compose_leader_tune,
     .cost = cs_compose_leader_cost,
     .build = cs_compose_leader_build,
