@@ -75,6 +75,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "coll/compose/compose.h"
 #include "select/library.h"
 #include "select/library_rows.h"
 #include "config/library_rules.h"
@@ -353,6 +354,14 @@ double cs_library_price(const cs_model *model, const cs_problem *prob, const cha
     if (prob->coll == CS_COLL_ALLTOALL)
         return cs_library_alltoall(model, prob, smpi, name);
     return smpi ? cs_library_reduction_smpi(model, prob, name) : cs_library_reduction(model, prob, name);
+}
+
+/* The compositions price the library's node phase by the mirror; coll,
+ * below select, reads it through a pointer set here once the program is
+ * loaded (coll/compose/compose.h). */
+__attribute__((constructor)) static void cs_library_price_hook(void)
+{
+    cs_compose_library_price = cs_library_price;
 }
 
 int cs_library_eager(const cs_model *model)

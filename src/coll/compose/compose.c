@@ -11,6 +11,8 @@
 #include "coll/compose/compose.h"
 #include "coll/reduce/knomial.h"
 
+double (*cs_compose_library_price)(const cs_model *model, const cs_problem *prob, const char **name);
+
 int cs_compose_members(const cs_problem *prob, int j, int *out)
 {
     int n = 0;

@@ -136,6 +136,13 @@ const cs_alg *cs_compose_sub(cs_coll coll, const cs_params *params);
 /* The node reduce over n ranks (with bcast, and the broadcast), radix r, on the node. */
 double cs_compose_node_cost(const cs_model *model, const cs_problem *prob, int n, int r, int bcast);
 
+/* The MPI library's price of a problem and its algorithm's name (the
+ * mirror, select/library.h: cs_library_price; -1 where it has none), for
+ * a composition whose node phase the library may run. select sits above
+ * coll, so it sets this when it is linked in (select/library.c); NULL:
+ * not priced, and the library's phase is never chosen. */
+extern double (*cs_compose_library_price)(const cs_model *model, const cs_problem *prob, const char **name);
+
 /* Does the model see nodes at all (a node level or a node's link)? */
 static inline int cs_compose_model_sees(const cs_model *model)
 {

@@ -33,7 +33,6 @@
 #include "coll/compose/compose.h"
 #include "coll/compose/leader.h"
 #include "coll/reduce/knomial.h"
-#include "select/library.h"
 
 int cs_compose_leader_library(const cs_alg *alg, const cs_problem *prob, const cs_params *params)
 {
@@ -124,15 +123,15 @@ int cs_compose_leader_build(const cs_problem *prob, const cs_params *params, int
  * without the combines) over a node of n ranks, on the node's model. */
 static double cs_leader_library_cost(const cs_model *model, const cs_problem *prob, int n, int bcast)
 {
-    if (prob->flags & CS_PROB_LIBRARY_WRONG)
+    if ((prob->flags & CS_PROB_LIBRARY_WRONG) || !cs_compose_library_price)
         return INFINITY;
     const char *name;
     cs_model on = cs_model_on_node(model);
     cs_problem node = cs_compose_node_problem(prob, n, 0);
-    double t = cs_library_price(&on, &node, &name);
+    double t = cs_compose_library_price(&on, &node, &name);
     if (bcast && t >= 0.0) {
         on.gamma = on.rho = 0.0;
-        const double b = cs_library_price(&on, &node, &name);
+        const double b = cs_compose_library_price(&on, &node, &name);
         t = b >= 0.0 ? t + b : -1.0;
     }
     return t >= 0.0 ? t : INFINITY;

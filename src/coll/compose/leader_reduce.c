@@ -27,7 +27,7 @@
  * + o + alpha_node + beta_node m     where the root is not its node's leader
  * With node=library the node's phases are the library mirror's reduce (and
  * for allreduce its reduce without combines, for the broadcast) over n
- * ranks on the node's model (select/library.h); the tune takes it where
+ * ranks on the node's model (the mirror, cs_compose_library_price); the tune takes it where
  * that is cheaper, not on a map the event pricer prices (the schedule
  * holds no node phase there to price) nor where the library computes
  * (type, op) wrongly.
