@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/compose/leader.h"
 #include "sched/pricer.h"
 #include "select/library_rows.h"
 #include "select/select.h"
@@ -726,6 +727,7 @@ START_TEST(test_core_closed_forms)
                                                  .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
                         cs_params params;
                         cs_params_init(&params);
+                        params.node_level = CS_NODE_OURS; /* the library's node level runs outside the schedule */
                         if (!t[i]->build || !t[i]->cost || cs_alg_restriction(t[i], &prob) ||
                             (!strcmp(t[i]->name, "linear") && counts[ci] < (size_t)p))
                             continue;
