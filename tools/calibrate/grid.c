@@ -10,6 +10,7 @@
 #include "calibrate/common_start.h"
 #include "calibrate/summary.h"
 #include "calibrate/tool.h"
+#include "coll/compose/leader.h"
 #include "sched/nodes.h"
 
 static const size_t red_full[] = {8, 32, 128, 512, 2048, 8192, 32768, 131072, 524288, 2097152};
@@ -90,6 +91,14 @@ static int row_givens(const cal_state *st, const cs_alg *alg, const cs_problem *
     return n;
 }
 
+/* A leader row's node level ours: the library's (leader:node=library) runs
+ * outside the schedule, on node communicators that only the shim makes, and
+ * the tool runs schedules itself. Other rows ignore it. */
+static void cal_node_level_ours(cs_params *params)
+{
+    params->node_level = CS_NODE_OURS;
+}
+
 /* The paths of a cell: the library, then ours that can run it (calibration)
  * or what select decides under the file (--verify). Returns how many. */
 static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *cache, cal_row *rows)
@@ -103,6 +112,11 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
         cs_select_predict(&st->cfg.model, prob, d);
         rows[n].path.alg = d->alg;
         rows[n].path.params = d->params;
+        if (cs_compose_leader_library(d->alg, prob, &d->params)) { /* timed with our node level */
+            cs_params_init(&rows[n].path.params);
+            cal_node_level_ours(&rows[n].path.params);
+            d->alg->tune(&st->cfg.model, prob, &rows[n].path.params);
+        }
         rows[n++].predicted = d->predicted;
         return n;
     }
@@ -123,6 +137,7 @@ static int cell_paths(cal_state *st, const cs_problem *prob, cs_select_cache *ca
             cs_params_init(&r->path.params);
             if (r->given[0] && alg->parse(r->given, &r->path.params) != 0)
                 continue;
+            cal_node_level_ours(&r->path.params);
             if (alg->tune)
                 alg->tune(&st->cfg.model, prob, &r->path.params);
             if (timed_before(rows, n, r))
