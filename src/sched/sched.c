@@ -53,7 +53,7 @@ static double cs_sched_oneway_beta(const cs_sched *s)
 {
     if (!(s->price->beta_core > 0.0) || s->p_near_off < 1)
         return s->p_beta_oneway;
-    const double core = (double)(s->p_size / (2 * s->p_near_off)) * s->price->beta_core;
+    const double core = (double)(s->p_size / (2L * s->p_near_off)) * s->price->beta_core; /* INT_MAX: none off */
     return core > s->p_beta_oneway ? core : s->p_beta_oneway;
 }
 
