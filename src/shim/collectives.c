@@ -151,10 +151,10 @@ static int cs_run_alltoall(const cs_call *c, cs_context *ctx, const cs_local *l,
  */
 static int cs_run_leader_library(const cs_call *c, cs_context *ctx, const cs_local *l, cs_exec *x)
 {
-    int node_rank = 0;
-    if (ctx->node_comm == MPI_COMM_NULL)
-        return MPI_ERR_INTERN;
-    int rc = PMPI_Comm_rank(ctx->node_comm, &node_rank);
+    int node_rank = 0, rc = cs_context_node_comm(ctx);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Comm_rank(ctx->node_comm, &node_rank);
     const int leader = node_rank == 0, allreduce = c->coll == CS_COLL_ALLREDUCE;
     void *own = NULL, *result = c->recvbuf;
     if (rc == MPI_SUCCESS && leader && !allreduce && ctx->rank != c->root) {

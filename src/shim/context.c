@@ -87,14 +87,18 @@ static int cs_context_nodes(cs_context *ctx)
         ctx->map.node = NULL;
         ctx->map.ppn = 0;
     }
-    /* The node's communicator, for a leader row's node level by the library
-     * (src/coll/compose/leader.h): every rank alike, in this first call. */
-    if (rc == MPI_SUCCESS && sees && ctx->map.node && ctx->map.nodes > 1 && ctx->map.nodes < ctx->p) {
+    return rc;
+}
+
+int cs_context_node_comm(cs_context *ctx)
+{
+    int rc = MPI_SUCCESS;
+    if (ctx->node_comm == MPI_COMM_NULL && ctx->map.node) {
         rc = PMPI_Comm_split(ctx->comm, ctx->map.node[ctx->rank], ctx->rank, &ctx->node_comm);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Comm_set_errhandler(ctx->node_comm, MPI_ERRORS_RETURN);
     }
-    return rc;
+    return rc == MPI_SUCCESS && ctx->node_comm == MPI_COMM_NULL ? MPI_ERR_INTERN : rc;
 }
 
 static int cs_context_create(MPI_Comm comm, cs_context **out)

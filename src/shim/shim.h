@@ -103,6 +103,12 @@ typedef struct cs_context {
 
 /* The context of comm, created (collectively) on its first collective. */
 int cs_context_get(MPI_Comm comm, cs_context **ctx);
+/* The node's communicator (ctx->node_comm: split from the private duplicate
+ * by the node map, ranks in order), made on the first call that runs a
+ * leader row's node level by the library: a decision every rank makes
+ * alike, so every rank is in the split; freed with the context. Only
+ * communicators that use it spend a context id on it. */
+int cs_context_node_comm(cs_context *ctx);
 
 int cs_context_keyval_create(void);
 /* Free every context still attached (at MPI_Finalize), then the keyval. */
