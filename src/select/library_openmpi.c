@@ -282,16 +282,30 @@ static cs_ompi_pick cs_ompi_alg(const cs_model *model, const cs_problem *prob, i
     return forced ? (cs_ompi_pick){forced, 4} : (cs_ompi_pick){cs_ompi_choose(table, prob->p, prob->bytes), 1};
 }
 
+/* Our flat and binomial trees (the rows these are priced by) end with the
+ * result copied into the root's buffer (rho m); Open MPI's receive into it:
+ * the linear one (coll_base_reduce.c, basic_linear) its first block, unless
+ * the root is rank p - 1 and copies its own data there first; the binomial
+ * one (reduce_generic) its first child's, where the operator commutes. */
+static double cs_ompi_no_result_copy(const cs_model *model, const cs_problem *prob, double t)
+{
+    return prob->p > 1 ? t - model->rho * (double)prob->bytes : t;
+}
+
 static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, int alg, int fanout, int smpi,
                                  const char **name)
 {
     const cs_problem at_root = cs_ompi_at_root(prob);
+    double t;
     switch (alg) {
     case 2:
     case 3: *name = alg == 2 ? "chain" : "pipeline"; return cs_ompi_chain(model, prob, alg == 2 ? fanout : 1);
     case 4: *name = "binary tree"; return cs_ompi_binary(model, prob);
     case 6: *name = "in-order binary tree"; return cs_ompi_in_order_binary(model, prob);
-    case 5: *name = "binomial"; return cs_library_row(&cs_reduce_binomial, model, &at_root, NULL);
+    case 5:
+        *name = "binomial";
+        t = cs_library_row(&cs_reduce_binomial, model, &at_root, NULL);
+        return smpi || !(prob->flags & CS_PROB_COMMUTATIVE) ? t : cs_ompi_no_result_copy(model, prob, t);
     case 7:
         if (!smpi && (prob->flags & CS_PROB_COMMUTATIVE) && prob->count >= (size_t)(1 << cs_floor_log2(prob->p))) {
             *name = "reduce-scatter and gather";
@@ -299,7 +313,10 @@ static double cs_ompi_reduce_alg(const cs_model *model, const cs_problem *prob, 
         }
         /* SMPI runs linear, Open MPI too where Rabenseifner cannot run */
         __attribute__((fallthrough));
-    default: *name = "linear"; return cs_library_row(&cs_reduce_knomial, model, &at_root, "l=1");
+    default:
+        *name = "linear";
+        t = cs_library_row(&cs_reduce_knomial, model, &at_root, "l=1");
+        return smpi || prob->root == prob->p - 1 ? t : cs_ompi_no_result_copy(model, prob, t);
     }
 }
 

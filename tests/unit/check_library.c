@@ -257,12 +257,35 @@ START_TEST(test_openmpi_reduce_root)
     const double price = cs_library_price(&mo, &prob, &name);
     ck_assert_str_eq(name, ompi_roots[_i].name);
     if (!ompi_roots[_i].levels) {
-        ck_assert_double_eq_tol(price, cs_library_price(&mo, &at0, &name), 1e-15);
+        /* the linear tree receives into the root's buffer; rank p - 1 copies its own data there first */
+        const int copies = !strcmp(ompi_roots[_i].name, "linear") && prob.root == prob.p - 1;
+        const double copy = copies ? mo.rho * 4.0 * (double)prob.count : 0.0;
+        ck_assert_double_eq_tol(price, cs_library_price(&mo, &at0, &name) + copy, 1e-15);
         return;
     }
     const double m = 4.0 * (double)prob.count, level = mo.alpha + 3 * mo.overhead + 2 * m * (mo.beta + mo.gamma);
     const double on = prob.root == prob.p - 1 ? 0.0 : mo.alpha + 2 * mo.overhead + mo.beta * m;
     ck_assert_double_eq_tol(price, ompi_roots[_i].levels * level + on, 1e-15);
+}
+END_TEST
+
+/*
+ * Open MPI's trees receive into the root's buffer (coll_base_reduce.c):
+ * the binomial one (reduce_generic) its first child's block where the
+ * operator commutes, else it copies its own data there first, as our row
+ * does (rho m).
+ */
+START_TEST(test_openmpi_reduce_into_root)
+{
+    const char *name;
+    cs_model mo = model_of(CS_LIBRARY_OPENMPI);
+    mo.library_forced[CS_COLL_REDUCE] = 5;
+    cs_problem prob = call(CS_COLL_REDUCE, 6, 8192, 4, C, 0);
+    const double m = 32768.0, ours = row(&cs_reduce_binomial, &mo, &prob, NULL);
+    ck_assert_double_eq_tol(cs_library_price(&mo, &prob, &name), ours - mo.rho * m, 1e-15);
+    ck_assert_str_eq(name, "binomial");
+    prob.flags = 0;
+    ck_assert_double_eq_tol(cs_library_price(&mo, &prob, &name), ours, 1e-15);
 }
 END_TEST
 
@@ -288,9 +311,10 @@ START_TEST(test_openmpi_allreduce_bcast)
     forced.library_forced[CS_COLL_ALLREDUCE] = 1;
     cs_problem prob = call(CS_COLL_ALLREDUCE, 16, 1024, 4, C, 0), reduce = prob;
     reduce.coll = CS_COLL_REDUCE;
-    ck_assert_double_eq_tol(
-        cs_library_price(&forced, &prob, &name),
-        row(&cs_reduce_knomial, &mo, &reduce, "l=1") + row(&cs_reduce_knomial, &bcast, &reduce, "l=1"), 1e-15);
+    ck_assert_double_eq_tol(cs_library_price(&forced, &prob, &name),
+                            row(&cs_reduce_knomial, &mo, &reduce, "l=1") - mo.rho * 4096.0 +
+                                row(&cs_reduce_knomial, &bcast, &reduce, "l=1"),
+                            1e-15);
     ck_assert_str_eq(name, "linear reduce and broadcast");
     prob = call(CS_COLL_ALLREDUCE, 3, 32768, 4, 0, 0);
     ck_assert_double_gt(cs_library_price(&mo, &prob, &name), 0.0);
@@ -411,6 +435,7 @@ Suite *make_library_suite(void)
     tcase_add_loop_test(tc, test_library_choice, 0, sizeof choices / sizeof choices[0]);
     tcase_add_test(tc, test_mpich_reduce_root);
     tcase_add_loop_test(tc, test_openmpi_reduce_root, 0, sizeof ompi_roots / sizeof ompi_roots[0]);
+    tcase_add_test(tc, test_openmpi_reduce_into_root);
     tcase_add_test(tc, test_openmpi_allreduce_bcast);
     tcase_add_test(tc, test_mpich_on_nodes);
     tcase_add_test(tc, test_mpich_folded_distance);
