@@ -122,6 +122,11 @@ typedef struct cs_model {
      * (model.placement cyclic), dealt round-robin to ceil(world size / N)
      * nodes, world rank i on node i mod that (sched/nodes.h). */
     int cyclic;
+    /* model.link_share: 0 (world), a communicator that holds fewer of a
+     * node's ranks than the world does shares the node's link with as many
+     * like it, all sending at once (cs_problem.share: the rows or columns
+     * of a process grid); 1 (communicator), with nothing else. */
+    int link_own;
     /* Messages of at least this many bytes go by rendezvous: one leaves only
      * once its receiver has begun the round that receives it (SimGrid's
      * SMPI sends every message so; an MPI library, those past its eager
@@ -204,6 +209,11 @@ typedef struct cs_problem {
      * known). */
     const int *node;
     int nodes;
+    /* How many communicators like this one use each node's link (and the
+     * network's core) at once (sched/nodes.h, cs_nodes.share: a column of a
+     * process grid whose rows are nodes shares each node's link with the
+     * node's other columns); 0 or 1: this one alone. cs_model_shared. */
+    int share;
 } cs_problem;
 
 /* Do a node's messages within it take a path of their own (shared memory),
@@ -224,7 +234,24 @@ static inline int cs_model_rendezvous(const cs_model *model, size_t bytes)
  * or a node's link)? */
 static inline int cs_model_nodes(const cs_model *model, const cs_problem *prob)
 {
+    if (prob->ppn == 1 && prob->share > 1) /* one rank a node, its link shared with other communicators */
+        return model->beta_link > 0.0 || model->beta_core > 0.0;
     return prob->ppn > 1 && (model->node_levels || model->beta_link > 0.0 || model->beta_core > 0.0);
+}
+
+/* The model a communicator sees where prob->share communicators like it
+ * send through each node's link and the network's core at once (a column
+ * of a process grid, beside the node's other columns): their bytes queue
+ * with its own, so each byte takes share times as long there. The model
+ * itself where it is alone. */
+static inline cs_model cs_model_shared(const cs_model *model, const cs_problem *prob)
+{
+    cs_model at = *model;
+    if (prob->share > 1) {
+        at.beta_link *= prob->share;
+        at.beta_core *= prob->share;
+    }
+    return at;
 }
 
 /* Does the model see nodes that are not blocks of one size (uneven nodes,
@@ -278,6 +305,18 @@ static inline cs_model cs_model_off_nodes(const cs_model *model, long senders, l
 {
     const cs_model link = cs_model_off_node(model, senders);
     return cs_model_through_core(&link, total);
+}
+
+/* The one level a communicator of one rank a node sees where its nodes'
+ * links are shared (cs_model_nodes at ppn 1, cs_problem.share): every
+ * message off its node, the rank alone on it sending, all p through the
+ * core (as cs_model_at_level there); else the model. For the rows whose
+ * closed forms have one level (the windowed ones). */
+static inline cs_model cs_model_one_level(const cs_model *model, const cs_problem *prob)
+{
+    if (prob->ppn == 1 && cs_model_nodes(model, prob))
+        return cs_model_off_nodes(model, 1, prob->p);
+    return *model;
 }
 
 /* Does an instance of f members stride ranks apart lie within a node (its

@@ -39,6 +39,12 @@ const cs_config_doc cs_config_key_docs[] = {
      "ranks a node, the last node part full where N does not divide the world's size; `cyclic`, dealt round robin "
      "to ceil(size / N) nodes, rank i on node i mod that (`mpirun.openmpi --map-by node`, Slurm's cyclic "
      "distribution). No effect where `ranks_per_node` is 0"},
+    {"model.link_share", "`world`, `communicator`",
+     "what else a communicator's nodes' links carry: `world` (the default), a communicator that holds fewer of a "
+     "node's ranks than `MPI_COMM_WORLD` does (a row or column of a process grid, one rank a node) shares the "
+     "node's link, and the network's core, with as many communicators like it, all sending at once: the most, over "
+     "its nodes, of the node's world ranks over its own there (`beta_link` and `beta_core` taken that many times); "
+     "`communicator`, its ranks have them to themselves (a sub-communicator that calls alone)"},
     {"model.rendezvous_from", "bytes, 0 or more (`64K`)",
      "messages of at least this size go by rendezvous: one leaves only once its receiver has begun the round "
      "that receives it, so a receiver that comes late delays it (an MPI library's protocol past its eager "

@@ -85,6 +85,24 @@ static int cs_set_placement(cs_yaml *y, const cs_key *key, yaml_node_t *value, v
     return 0;
 }
 
+/* link_share: world (0) or communicator (1), who else a communicator's nodes' links carry. */
+static int cs_parse_link_share(const char *s, int *own, char *why, size_t n)
+{
+    if (strcmp(s, "world") != 0 && strcmp(s, "communicator") != 0) {
+        snprintf(why, n, "expected world or communicator, got '%s'", s);
+        return -1;
+    }
+    *own = strcmp(s, "communicator") == 0;
+    return 0;
+}
+
+static int cs_set_link_share(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    CS_YAML_PARSE(y, value, path, "world or communicator",
+                  cs_parse_link_share(s, &((cs_model *)obj)->link_own, why, sizeof why));
+    return 0;
+}
+
 /* rendezvous_from: bytes, 0 (none) or more. */
 static int cs_set_rendezvous_from(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
@@ -324,6 +342,7 @@ static const cs_key cs_model_keys[] = {
     {"beta_core", cs_set_cost, offsetof(cs_model, beta_core), 0, NULL},
     {"ranks_per_node", cs_set_ranks_per_node, offsetof(cs_model, ranks_per_node), 0, NULL},
     {"placement", cs_set_placement, offsetof(cs_model, cyclic), 0, NULL},
+    {"link_share", cs_set_link_share, offsetof(cs_model, link_own), 0, NULL},
     {"rendezvous_from", cs_set_rendezvous_from, offsetof(cs_model, rendezvous_from), 0, NULL},
     {"distance", cs_set_distance, offsetof(cs_model, distance), 0, NULL},
     {"alpha_hop", cs_set_cost, offsetof(cs_model, alpha_hop), 0, NULL},

@@ -113,6 +113,8 @@ int cs_config_write(FILE *f, const cs_config *cfg)
         fprintf(f, "  beta_core: %s\n", cs_write_double(d[0], mo->beta_core));
     fprintf(f, "  ranks_per_node: %d\n", mo->ranks_per_node);
     fprintf(f, "  placement: %s\n", mo->cyclic ? "cyclic" : "block");
+    if (mo->link_own)
+        fprintf(f, "  link_share: communicator\n");
     fprintf(f, "  rendezvous_from: %zu\n", mo->rendezvous_from);
     if (mo->distance) /* only where the network has it: no key, no distance */
         fprintf(f, "  distance: %s\n  alpha_hop: %s\n", mo->distance == CS_DISTANCE_XOR ? "xor" : "difference",

@@ -352,13 +352,15 @@ static void cs_log_write_call(const cs_record *r)
 {
     const cs_problem *prob = r->prob;
     const cs_decision *d = r->d;
-    char alg[128], how[320] = "", plan[160] = "", shape[48], versus[128] = "";
+    char alg[128], how[320] = "", plan[160] = "", shape[48], versus[128] = "", share[24] = "";
     cs_log_numbers num;
 
     if (d->library_alg) /* "; ours 12.1 us, library's recursive doubling 14.6 us" */
         snprintf(versus, sizeof versus, "; ours %.3g us, library's %s %.3g us", d->ours_predicted * 1e6, d->library_alg,
                  d->library_predicted * 1e6);
 
+    if (prob->share > 1) /* its nodes' links shared with as many communicators like it (model.link_share) */
+        snprintf(share, sizeof share, ",\"share\":%d", prob->share);
     cs_log_alg_spec(d, alg, sizeof(alg));
     cs_log_shape(prob, shape, sizeof(shape));
     if (d->rule) /* "rule allreduce.rules[2] (machine.yaml:14)" */
@@ -379,15 +381,15 @@ static void cs_log_write_call(const cs_record *r)
     /* One write(2) per record, no stdio buffer: a record is whole in the
      * file whatever the threads and however the process ends. */
     char line[CS_LOG_RECORD];
-    const int n = snprintf(line, sizeof line,
-                           "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"nodes\":%d,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
-                           "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
-                           "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
-                           cs_coll_name(prob->coll), r->rank, prob->p, prob->nodes, prob->bytes, cs_log_op_name(r->op),
-                           (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", shape,
-                           alg, plan, d->reason, how, versus, d->passed ? " (" : "", d->passed ? d->passed->name : "",
-                           d->passed ? " " : "", d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted,
-                           r->elapsed, num.rounds, num.sent);
+    const int n = snprintf(
+        line, sizeof line,
+        "{\"coll\":\"%s\",\"rank\":%d,\"p\":%d,\"nodes\":%d%s,\"bytes\":%zu,\"op\":\"%s\",\"commutative\":%s,"
+        "\"inplace\":%s,%s,\"alg\":\"%s\"%s,\"reason\":\"%s%s%s%s%s%s%s%s\",\"predicted_s\":%s,"
+        "\"elapsed_s\":%.3e,\"rounds\":%s,\"sent_bytes\":%s}\n",
+        cs_coll_name(prob->coll), r->rank, prob->p, prob->nodes, share, prob->bytes, cs_log_op_name(r->op),
+        (prob->flags & CS_PROB_COMMUTATIVE) ? "true" : "false", r->inplace ? "true" : "false", shape, alg, plan,
+        d->reason, how, versus, d->passed ? " (" : "", d->passed ? d->passed->name : "", d->passed ? " " : "",
+        d->passed ? d->declined : "", d->passed ? ")" : "", num.predicted, r->elapsed, num.rounds, num.sent);
     if (n > 0 && (size_t)n < sizeof line)
         cs_log_put(line, (size_t)n);
 }

@@ -62,6 +62,7 @@ int cs_nodes_from_keys(cs_nodes *map, const int *keys, int p)
         map->node[r] = label[first[r]];
     }
     map->ppn = cs_nodes_blocks(map->node, p);
+    map->share = 1;
     map->ranges = 1;
     for (int r = 1; r < p; r++)
         map->ranges = map->ranges && map->node[r] >= map->node[r - 1];
@@ -71,9 +72,28 @@ int cs_nodes_from_keys(cs_nodes *map, const int *keys, int p)
     return 0;
 }
 
-/* This rank's node key: the lowest rank of comm that shares its memory, or
- * its world rank's node under model.ranks_per_node. */
-static int cs_comm_node_key(MPI_Comm comm, int rank, int world_block, int cyclic, int *key)
+void cs_nodes_set_share(cs_nodes *map, const int *world, int p)
+{
+    int *here = calloc((size_t)(map->nodes > 0 ? map->nodes : 1), sizeof *here);
+    map->share = 1;
+    if (!here || !map->node) {
+        free(here);
+        return;
+    }
+    for (int r = 0; r < p; r++)
+        here[map->node[r]]++;
+    for (int r = 0; r < p; r++) {
+        const int n = here[map->node[r]], share = (world[r] + n - 1) / n;
+        if (share > map->share)
+            map->share = share;
+    }
+    free(here);
+}
+
+/* This rank's node key (the lowest rank of comm that shares its memory, or
+ * its world rank's node under model.ranks_per_node) and the world ranks on
+ * that node (world_here where memory decides). */
+static int cs_comm_node_key(MPI_Comm comm, int rank, int world_block, int cyclic, int world_here, int key[2])
 {
     MPI_Comm node;
     int world, world_size, rc;
@@ -81,14 +101,17 @@ static int cs_comm_node_key(MPI_Comm comm, int rank, int world_block, int cyclic
         rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-        if (rc == MPI_SUCCESS)
-            *key = cs_nodes_world_key(world, world_size, world_block, cyclic);
+        if (rc == MPI_SUCCESS) {
+            key[0] = cs_nodes_world_key(world, world_size, world_block, cyclic);
+            key[1] = cs_nodes_world_count(key[0], world_size, world_block, cyclic);
+        }
         return rc;
     }
+    key[1] = world_here;
     rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Allreduce(&rank, key, 1, MPI_INT, MPI_MIN, node);
+    rc = PMPI_Allreduce(&rank, &key[0], 1, MPI_INT, MPI_MIN, node);
     PMPI_Comm_free(&node);
     return rc;
 }
@@ -99,23 +122,33 @@ static int cs_all_ok(MPI_Comm comm, int ok)
     return PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && ok;
 }
 
-int cs_comm_nodes(MPI_Comm comm, int rank, int p, int world_block, int cyclic, cs_nodes *map)
+int cs_comm_nodes(MPI_Comm comm, int rank, int p, int world_block, int cyclic, int world_here, cs_nodes *map)
 {
-    int key = 0, *keys = NULL;
-    int rc = cs_comm_node_key(comm, rank, world_block, cyclic, &key);
+    int key[2] = {0, 0}, *keys = NULL;
+    int rc = cs_comm_node_key(comm, rank, world_block, cyclic, world_here, key);
     map->node = NULL;
     map->nodes = map->ppn = 0;
+    map->share = 1;
     if (rc != MPI_SUCCESS)
         return rc;
-    /* every rank gathers, and keeps its map, or none does */
-    keys = malloc((size_t)(p > 0 ? p : 1) * sizeof *keys);
+    /* every rank gathers, and keeps its map, or none does: (key, count)
+     * pairs, then the keys and the counts in rows of their own */
+    const size_t n = (size_t)(p > 0 ? p : 1);
+    keys = malloc(4 * n * sizeof *keys);
     if (!cs_all_ok(comm, keys != NULL)) {
         free(keys);
         return MPI_ERR_NO_MEM;
     }
-    rc = PMPI_Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, comm);
+    int *pairs = keys + 2 * n;
+    rc = PMPI_Allgather(key, 2, MPI_INT, pairs, 2, MPI_INT, comm);
+    for (int r = 0; rc == MPI_SUCCESS && r < p; r++) {
+        keys[r] = pairs[2 * r];
+        keys[n + (size_t)r] = pairs[2 * r + 1];
+    }
     if (rc == MPI_SUCCESS && cs_nodes_from_keys(map, keys, p) != 0)
         rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        cs_nodes_set_share(map, keys + n, p);
     free(keys);
     if (!cs_all_ok(comm, rc == MPI_SUCCESS)) {
         cs_nodes_free(map);

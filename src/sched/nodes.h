@@ -18,6 +18,12 @@ typedef struct cs_nodes {
      * else 0 (uneven nodes, a last node part full, round robin). */
     int ppn;
     int ranges; /* each node's ranks one consecutive range (CS_PROB_NODE_RANGES) */
+    /* How many communicators like this one share a node's link at once: the
+     * most, over its nodes, of the node's world ranks over this
+     * communicator's there, rounded up (a column of a process grid whose
+     * rows are nodes: the node's ranks; cs_problem.share). 1: this one
+     * alone (MPI_COMM_WORLD, a duplicate, whole nodes), or not known. */
+    int share;
 } cs_nodes;
 
 /*
@@ -39,15 +45,30 @@ static inline int cs_nodes_world_key(int world, int world_size, int block, int c
     return cyclic ? world % n : world / block;
 }
 
+/* How many world ranks share node `key` of cs_nodes_world_key. */
+static inline int cs_nodes_world_count(int key, int world_size, int block, int cyclic)
+{
+    const int n = (int)(((long long)world_size + block - 1) / block);
+    if (cyclic)
+        return (world_size - key + n - 1) / n;
+    return world_size - key * block < block ? world_size - key * block : block;
+}
+
+/* map->share from world[r], the world ranks on rank r's node (0: not
+ * known, that rank counts as alone): the most of ceil(world[r] / the map's
+ * ranks on that node). */
+void cs_nodes_set_share(cs_nodes *map, const int *world, int p);
+
 /*
  * Collective over comm (rank and p its own): the map, the same on every
- * rank (an allgather of each rank's node key). A node is the ranks that
- * share memory (MPI_COMM_TYPE_SHARED), or with world_block > 0 as
+ * rank (an allgather of each rank's node key and its node's world ranks).
+ * A node is the ranks that share memory (MPI_COMM_TYPE_SHARED; its world
+ * ranks world_here, 0: not known), or with world_block > 0 as
  * cs_nodes_world_key places MPI_COMM_WORLD's ranks (model.ranks_per_node,
  * model.placement). Once per communicator, never per call. Returns an MPI
  * error code; on error map->node is NULL.
  */
-int cs_comm_nodes(MPI_Comm comm, int rank, int p, int world_block, int cyclic, cs_nodes *map);
+int cs_comm_nodes(MPI_Comm comm, int rank, int p, int world_block, int cyclic, int world_here, cs_nodes *map);
 
 void cs_nodes_free(cs_nodes *map);
 

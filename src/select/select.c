@@ -25,14 +25,14 @@ static void cs_decide(cs_decision *d, const cs_alg *alg, const char *reason)
 
 /* The model's cheapest that can run, else the first row (native, or the
  * extension API's fallback, which runs every call). */
-static void cs_select_model(const cs_config *cfg, const cs_problem *prob, cs_decision *d)
+static void cs_select_model(const cs_model *model, const cs_problem *prob, cs_decision *d)
 {
     int n;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
-    int i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
+    int i = cs_select_cheapest(model, prob, &d->params, &d->predicted);
     if (i >= 0) {
         d->ours_predicted = d->predicted;
-        const int keeps = cs_select_library_keeps(&cfg->model, prob, table[i], &d->params, d->predicted,
+        const int keeps = cs_select_library_keeps(model, prob, table[i], &d->params, d->predicted,
                                                   &d->library_predicted, &d->library_alg);
         if (keeps) {
             d->predicted = d->library_predicted;
@@ -61,7 +61,7 @@ static const cs_rule *cs_select_rule(const cs_coll_config *cc, const cs_problem 
 }
 
 /* The rules decide, or leave it to the model (a rule of auto): 1 if decided. */
-static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, const cs_problem *prob, cs_decision *d)
+static int cs_select_by_rules(const cs_model *model, const cs_coll_config *cc, const cs_problem *prob, cs_decision *d)
 {
     const cs_alg *native = cs_alg_native(prob->coll);
     const cs_rule *rule = cs_select_rule(cc, prob);
@@ -87,7 +87,7 @@ static int cs_select_by_rules(const cs_config *cfg, const cs_coll_config *cc, co
         return 1;
     }
     d->params = rule->params;
-    d->predicted = cs_select_price(&cfg->model, rule->alg, prob, &d->params, INFINITY);
+    d->predicted = cs_select_price(model, rule->alg, prob, &d->params, INFINITY);
     cs_decide(d, rule->alg, "rule");
     return 1;
 }
@@ -108,6 +108,8 @@ static const char *cs_select_forced_reason(const cs_coll_config *cc)
 static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)
 {
     const cs_coll_config *cc = &cfg->coll[prob->coll];
+    /* the nodes' links as this communicator shares them (cs_problem.share) */
+    const cs_model shared = cs_model_shared(&cfg->model, prob), *model = &shared;
     const cs_alg *native = cs_alg_native(prob->coll);
 
     d->passed = NULL;
@@ -134,34 +136,34 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
         const char *no = cs_alg_restriction_given(cc->alg, prob, &cc->params);
         if (!no) {
             d->params = cc->params;
-            d->predicted = cs_select_price(&cfg->model, cc->alg, prob, &d->params, INFINITY);
+            d->predicted = cs_select_price(model, cc->alg, prob, &d->params, INFINITY);
             return cs_decide(d, cc->alg, cs_select_forced_reason(cc));
         }
         d->passed = cc->alg;
         d->declined = no;
         if (cc->alg->instead && !cs_alg_restriction(cc->alg->instead, prob)) {
-            d->predicted = cs_select_price(&cfg->model, cc->alg->instead, prob, &d->params, INFINITY);
+            d->predicted = cs_select_price(model, cc->alg->instead, prob, &d->params, INFINITY);
             return cs_decide(d, cc->alg->instead, "in place of the forced algorithm");
         }
     }
     if (library && (prob->flags & CS_PROB_LIBRARY_WRONG)) { /* ours, wherever one runs the call */
-        int n, i = cs_select_cheapest(&cfg->model, prob, &d->params, &d->predicted);
+        int n, i = cs_select_cheapest(model, prob, &d->params, &d->predicted);
         if (i >= 0)
             return cs_decide(d, cs_alg_table(prob->coll, &n)[i], cs_select_library_wrong);
     }
-    if (cc->nrules && cs_select_by_rules(cfg, cc, prob, d))
+    if (cc->nrules && cs_select_by_rules(model, cc, prob, d))
         return;
     if (cs_config_native_range(cc, prob->bytes))
         return cs_decide(d, native, "in a native size range of the configuration");
     if (!cs_collective_of(prob->coll)->breakpoints)
-        return cs_select_model(cfg, prob, d);
+        return cs_select_model(model, prob, d);
 
     /* The breakpoints hold the model's choice for this variant and size. */
     const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0) |
                         ((prob->flags & CS_PROB_EXACT) ? 4 : 0) | ((prob->flags & CS_PROB_USER_OP) ? 8 : 0);
     cs_breakpoints *bp = &cache->bp[prob->coll][variant];
     if (!bp->computed)
-        cs_breakpoints_compute(&cfg->model, prob, bp);
+        cs_breakpoints_compute(model, prob, bp);
     int n;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
     const int entry = cs_breakpoints_entry(bp, prob->bytes);
@@ -178,13 +180,12 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
          * price only for the log: a lookup and the parameters, nothing more. */
         cs_bp_key_params(cs_bp_entry_key(bp, entry), &d->params);
         if (alg->tune)
-            alg->tune(&cfg->model, prob, &d->params);
+            alg->tune(model, prob, &d->params);
         cs_decide(d, alg, "breakpoint: the model's choice for this size");
         if (cfg->log_level == CS_LOG_CALLS) { /* the prices, for the log and its reason */
-            cs_select_predict(&cfg->model, prob, d);
+            cs_select_predict(model, prob, d);
             d->ours_predicted = d->predicted;
-            cs_select_library_keeps(&cfg->model, prob, alg, &d->params, d->predicted, &d->library_predicted,
-                                    &d->library_alg);
+            cs_select_library_keeps(model, prob, alg, &d->params, d->predicted, &d->library_predicted, &d->library_alg);
         }
         return;
     }
@@ -196,7 +197,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
         d->passed = alg;
         d->declined = cs_alg_restriction(alg, prob);
     }
-    return cs_select_model(cfg, prob, d);
+    return cs_select_model(model, prob, d);
 }
 
 void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)

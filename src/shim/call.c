@@ -22,17 +22,16 @@
 
 static int cs_problem_same(const cs_problem *a, const cs_problem *b)
 {
-    return a->coll == b->coll && a->p == b->p && a->root == b->root && a->count == b->count &&
-           a->elem == b->elem && a->flags == b->flags && a->n == b->n && a->r == b->r;
+    return a->coll == b->coll && a->p == b->p && a->root == b->root && a->count == b->count && a->elem == b->elem &&
+           a->flags == b->flags && a->n == b->n && a->r == b->r;
 }
 
 /* Every parameter a builder reads (the face_* fields are derived from parts). */
 static int cs_params_same(const cs_params *a, const cs_params *b)
 {
     if (a->b != b->b || a->k != b->k || a->rmax != b->rmax || a->radix != b->radix || a->levels != b->levels ||
-        a->window != b->window ||
-        a->factors != b->factors || a->nparts != b->nparts || a->sub != b->sub || a->node_radix != b->node_radix ||
-        a->node_level != b->node_level)
+        a->window != b->window || a->factors != b->factors || a->nparts != b->nparts || a->sub != b->sub ||
+        a->node_radix != b->node_radix || a->node_level != b->node_level)
         return 0;
     for (int i = 0; i < a->nparts; i++)
         if (a->parts[i] != b->parts[i])
@@ -77,8 +76,13 @@ static void cs_call_log(const cs_call *c, const cs_context *ctx, const cs_local 
     cs_sched_stats stats;
     if (d->alg->build)
         cs_sched_stats_get(&ctx->sched, &cs_shim.cfg.model, &stats);
-    cs_record r = {.prob = &l->prob, .d = d, .rank = ctx->rank, .op = c->op, .inplace = l->inplace,
-                   .elapsed = elapsed, .stats = d->alg->build ? &stats : NULL};
+    cs_record r = {.prob = &l->prob,
+                   .d = d,
+                   .rank = ctx->rank,
+                   .op = c->op,
+                   .inplace = l->inplace,
+                   .elapsed = elapsed,
+                   .stats = d->alg->build ? &stats : NULL};
     cs_log_call(&r);
 }
 
@@ -120,8 +124,8 @@ int cs_call_run(const cs_call *c)
     if (ctx->inter || ctx->p == 1) { /* the library's, whatever the call: a repeat goes straight */
         if (quiet)
             cs_native_memo_set_quick(c);
-    if (ctx->inter)
-        return cs_call_aside(c, ctx, "intercommunicator");
+        if (ctx->inter)
+            return cs_call_aside(c, ctx, "intercommunicator");
     }
     if (ctx->p == 1 && !cs_log_active()) /* selection would say so, after describing the call */
         return cs_shim_native(c);
@@ -139,8 +143,12 @@ int cs_call_run(const cs_call *c)
     if ((refused = cs_args_check_buffers(c, ctx, &l)) != NULL)
         return cs_call_aside(c, ctx, refused);
 
-    cs_problem prob = {
-        .coll = c->coll, .p = ctx->p, .ppn = ctx->map.ppn, .node = ctx->map.node, .nodes = ctx->map.nodes};
+    cs_problem prob = {.coll = c->coll,
+                       .p = ctx->p,
+                       .ppn = ctx->map.ppn,
+                       .node = ctx->map.node,
+                       .nodes = ctx->map.nodes,
+                       .share = ctx->map.node ? ctx->map.share : 0};
     if (cs_shim_coll_of(c->coll)->describe(c, &prob, &l) != MPI_SUCCESS)
         return cs_call_aside(c, ctx, "operator query failed");
     if (ctx->map.node && ctx->map.ranges)

@@ -81,7 +81,10 @@ static int cs_context_nodes(cs_context *ctx)
     const int sees = mo->node_levels || mo->beta_link > 0.0;
     int rc = MPI_SUCCESS;
     if (sees || cs_shim.log_configured)
-        rc = cs_comm_nodes(ctx->comm, ctx->rank, ctx->p, mo->ranks_per_node, mo->cyclic, &ctx->map);
+        rc = cs_comm_nodes(ctx->comm, ctx->rank, ctx->p, mo->ranks_per_node, mo->cyclic, cs_shim.world_on_node,
+                           &ctx->map);
+    if (mo->link_own) /* model.link_share communicator: its links to itself */
+        ctx->map.share = 1;
     if (!sees) { /* the count alone, for the log */
         free(ctx->map.node);
         ctx->map.node = NULL;

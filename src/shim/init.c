@@ -98,6 +98,22 @@ static int cs_shim_finalize_hook(MPI_Comm comm, int keyval, void *value, void *e
     return MPI_SUCCESS;
 }
 
+/* The world's ranks on this rank's node, where a communicator's share of
+ * its nodes' links is priced (cs_nodes.share) and memory decides what a
+ * node is: collective over MPI_COMM_WORLD, so here, once. */
+static void cs_shim_world_on_node(const cs_model *mo)
+{
+    MPI_Comm node;
+    cs_shim.world_on_node = 0;
+    if (mo->link_own || mo->ranks_per_node > 0 || !(mo->beta_link > 0.0 || mo->beta_core > 0.0))
+        return;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return;
+    if (PMPI_Comm_size(node, &cs_shim.world_on_node) != MPI_SUCCESS)
+        cs_shim.world_on_node = 0;
+    PMPI_Comm_free(&node);
+}
+
 static void cs_shim_start(void)
 {
     cs_config_error err;
@@ -123,6 +139,7 @@ static void cs_shim_start(void)
     if (cs_shim.cfg.model.library == CS_LIBRARY_OPENMPI && cs_mca_tuned_may_be_set())
         cs_shim_library_forced(&cs_shim.cfg.model, level);
 #endif
+    cs_shim_world_on_node(&cs_shim.cfg.model);
     /* Bokhari's hulls for every d, once, on the model: read only from here on. */
     static cs_hull_table hulls;
     cs_hull_table_init(&hulls, &cs_shim.cfg.model, cs_shim.cfg.coll[CS_COLL_ALLTOALL].hull,

@@ -18,6 +18,9 @@ typedef struct cs_state {
     cs_config cfg;
     int keyval;
     int world_rank, world_size;
+    /* MPI_COMM_WORLD's ranks on this rank's node (MPI_COMM_TYPE_SHARED),
+     * found at start where the model prices nodes' links; 0: not known */
+    int world_on_node;
     int reduce_inplace_bug; /* the library's MPI_Reduce fails in place at root != 0 */
     int thread_multiple;    /* MPI_THREAD_MULTIPLE: collectives on several communicators at once */
     /* Logging is configured (some rank may log; which ones do is each rank's

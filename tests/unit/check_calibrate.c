@@ -906,6 +906,7 @@ START_TEST(test_write_every_key)
     cfg.model.rendezvous_from = 1;        /* SimGrid's: every message */
     cfg.model.distance = CS_DISTANCE_XOR; /* a hypercube's: written only where the network has it */
     cfg.model.alpha_hop = 1e-6;
+    cfg.model.link_own = 1;         /* model.link_share communicator: written only where it is not world's */
     cs_library_rules *rules = NULL; /* the library's tuning file: its path written */
     char why[256];
     ck_assert_msg(cs_library_rules_load("tests/fixtures/library/openmpi-rules.conf", &rules, why, sizeof why) == 0,
@@ -918,6 +919,7 @@ START_TEST(test_write_every_key)
     ck_assert(back.model.node_levels == 1 && back.model.alpha_node == 2e-7 && back.model.beta_node == 5e-11);
     ck_assert_int_eq(back.model.ranks_per_node, 8);
     ck_assert(back.model.rendezvous_from == 1);
+    ck_assert_int_eq(back.model.link_own, 1);
     ck_assert(yaml_parser_initialize(&parser));
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
     ck_assert(yaml_parser_load(&parser, &doc));

@@ -241,7 +241,8 @@ static const struct bad_case {
      0},
     {"bad_nested_key.yaml", 3, 3,
      "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, beta_link, "
-     "beta_core, ranks_per_node, placement, rendezvous_from, distance, alpha_hop, margin, library, library_rules)",
+     "beta_core, ranks_per_node, placement, link_share, rendezvous_from, distance, alpha_hop, margin, library, "
+     "library_rules)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},
@@ -257,6 +258,7 @@ static const struct bad_case {
     {"bad_margin.yaml", 2, 11, "model.margin: must be >= 0 and < 1, got 1.5", 0},
     {"bad_rendezvous_from.yaml", 2, 20, "model.rendezvous_from: must be >= 0, got '-1'", 0},
     {"bad_distance.yaml", 2, 13, "model.distance: expected none, xor or difference, got 'torus'", 0},
+    {"bad_link_share.yaml", 2, 15, "model.link_share: expected world or communicator, got 'grid'", 0},
     {"bad_alpha_hop.yaml", 3, 14, "model.alpha_hop: must be >= 0, got -1e-6", 0},
     {"bad_ranks_per_node.yaml", 2, 19, "model.ranks_per_node: expected a count of ranks, 0 to 1073741824, got '2.5'",
      0},

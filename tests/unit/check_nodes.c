@@ -297,6 +297,124 @@ START_TEST(test_price_mode_on_map)
 }
 END_TEST
 
+/* Every world size to 128 and node size, both placements: the world ranks
+ * cs_nodes_world_count says a node holds are the ranks cs_nodes_world_key
+ * puts there, counted rank by rank. */
+START_TEST(test_world_counts)
+{
+    int tally[130];
+    for (int w = 1; w <= 128; w++)
+        for (int block = 1; block <= w + 1; block++)
+            for (int cyclic = 0; cyclic < 2; cyclic++) {
+                memset(tally, 0, sizeof tally);
+                for (int i = 0; i < w; i++)
+                    tally[cs_nodes_world_key(i, w, block, cyclic)]++;
+                for (int i = 0; i < w; i++) {
+                    const int key = cs_nodes_world_key(i, w, block, cyclic);
+                    ck_assert_msg(cs_nodes_world_count(key, w, block, cyclic) == tally[key],
+                                  "w=%d block=%d cyclic=%d node %d: %d, counted %d", w, block, cyclic, key,
+                                  cs_nodes_world_count(key, w, block, cyclic), tally[key]);
+                }
+            }
+}
+END_TEST
+
+/* A communicator's share of its nodes' links (cs_nodes.share): a column of
+ * a grid on nodes of 8, one rank a node: 8; half of each node of 4: 2; a
+ * node holding 3 of its 8 and another all 8: 3 (the most); the world's
+ * ranks not known: alone; the world itself: alone. */
+START_TEST(test_share)
+{
+    static const struct {
+        int p, keys[8], world[8], share;
+    } cases[] = {
+        {6, {0, 1, 2, 3, 4, 5}, {8, 8, 8, 8, 8, 8}, 8},
+        {4, {0, 0, 1, 1}, {4, 4, 4, 4}, 2},
+        {8, {0, 0, 0, 1, 1, 1, 1, 1}, {8, 8, 8, 5, 5, 5, 5, 5}, 3},
+        {3, {0, 1, 2}, {0, 0, 0}, 1},
+        {8, {0, 0, 0, 0, 1, 1, 1, 1}, {4, 4, 4, 4, 4, 4, 4, 4}, 1},
+        {5, {0, 0, 0, 0, 1}, {4, 4, 4, 4, 1}, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cs_nodes map;
+        ck_assert_int_eq(cs_nodes_from_keys(&map, cases[i].keys, cases[i].p), 0);
+        ck_assert_int_eq(map.share, 1);
+        cs_nodes_set_share(&map, cases[i].world, cases[i].p);
+        ck_assert_msg(map.share == cases[i].share, "case %zu: share %d, expected %d", i, map.share, cases[i].share);
+        cs_nodes_free(&map);
+    }
+}
+END_TEST
+
+/*
+ * A column of a process grid, one rank a node, beside 7 other columns on
+ * nodes of 8 (share 8): each byte off the node waits for the other columns'
+ * on the node's link, share * beta_link. Every row of every collective is
+ * priced as on one level whose beta is that (the link binds: 8e-9 s/B
+ * against beta's 2e-10), and the event pricer on the map agrees with the
+ * pricer on that level (within 2%: it queues the rank's own beta too);
+ * alone (share 1) a column is priced as before, to the bit.
+ */
+START_TEST(test_column_shares_link)
+{
+    static const int ps[] = {2, 5, 6, 8, 12};
+    int checked = 0;
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        const int p = ps[i];
+        int keys[12];
+        for (int r = 0; r < p; r++)
+            keys[r] = r;
+        cs_nodes map;
+        ck_assert_int_eq(cs_nodes_from_keys(&map, keys, p), 0);
+        ck_assert_int_eq(map.ppn, 1);
+        for (int coll = 0; coll < CS_COLL_LAST; coll++) {
+            int n;
+            const cs_alg *const *table = cs_alg_table((cs_coll)coll, &n);
+            cs_problem column = problem_on((cs_coll)coll, p, 1 << 18, &map), alone = column, flat = column;
+            column.share = 8;
+            alone.share = 1;
+            flat.node = NULL;
+            flat.ppn = flat.nodes = 0;
+            const cs_model shared = cs_model_shared(&nodes_model, &column);
+            cs_model level = nodes_model;
+            level.beta = 8 * nodes_model.beta_link;
+            level.beta_link = 0.0;
+            level.node_levels = 0;
+            for (int a = 0; a < n; a++) {
+                if (!table[a]->build || !table[a]->cost || cs_alg_restriction(table[a], &column))
+                    continue;
+                cs_params params, flat_params, alone_params, base_params;
+                cs_params_init(&params);
+                cs_params_init(&flat_params);
+                cs_params_init(&alone_params);
+                cs_params_init(&base_params);
+                const double t = cs_select_price(&shared, table[a], &column, &params, INFINITY);
+                const double expected = cs_select_price(&level, table[a], &flat, &flat_params, INFINITY);
+                ck_assert_msg(fabs(t - expected) <= 1e-9 * expected, "%s %s p=%d: %.17g, one level %.17g",
+                              cs_coll_name((cs_coll)coll), table[a]->name, p, t, expected);
+                cs_sched *s = sim_scheds_new(p);
+                for (int r = 0; r < p; r++)
+                    ck_assert_int_eq(table[a]->build(&column, &params, r, &s[r]), 0);
+                const double event = cs_price_critical_path_map(&shared, s, p, map.node, map.nodes, NULL),
+                             event_level = cs_price_critical_path(&level, s, p, 0, NULL);
+                sim_scheds_free(s, p);
+                ck_assert_msg(fabs(event - event_level) <= 0.02 * event_level,
+                              "%s %s p=%d: pricer %.17g, one level %.17g", cs_coll_name((cs_coll)coll), table[a]->name,
+                              p, event, event_level);
+                const cs_model unshared = cs_model_shared(&nodes_model, &alone);
+                cs_problem base = alone;
+                base.share = 0;
+                ck_assert(cs_select_price(&unshared, table[a], &alone, &alone_params, INFINITY) ==
+                          cs_select_price(&nodes_model, table[a], &base, &base_params, INFINITY));
+                checked++;
+            }
+        }
+        cs_nodes_free(&map);
+    }
+    ck_assert_int_gt(checked, 50);
+}
+END_TEST
+
 Suite *make_nodes_suite(void)
 {
     Suite *s = suite_create("nodes");
@@ -308,6 +426,9 @@ Suite *make_nodes_suite(void)
     tcase_add_test(tc, test_ring_cyclic_crosses_nodes);
     tcase_add_test(tc, test_rows_priced_on_map);
     tcase_add_test(tc, test_price_mode_on_map);
+    tcase_add_test(tc, test_world_counts);
+    tcase_add_test(tc, test_share);
+    tcase_add_test(tc, test_column_shares_link);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -335,7 +335,7 @@ int cal_measure_comm(cal_state *st, int q)
     PMPI_Comm_size(c.comm, &c.p);
     PMPI_Comm_rank(c.comm, &c.rank);
     /* the shim's too: its decisions and prices on nodes */
-    cs_comm_nodes(c.priv, c.rank, c.p, st->cfg.model.ranks_per_node, st->cfg.model.cyclic, &c.map);
+    cs_comm_nodes(c.priv, c.rank, c.p, st->cfg.model.ranks_per_node, st->cfg.model.cyclic, 0, &c.map);
     memset(&cache, 0, sizeof cache);
     for (int coll = 0; coll < CS_COLL_LAST && rc == 0; coll++) {
         if (!(st->o->colls & (1u << coll)))

@@ -41,12 +41,14 @@ static int cs_allreduce_windowed_build(const cs_problem *prob, const cs_params *
 static double cs_allreduce_windowed_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     const cs_window_shape shape = {CS_WIN_RECURSIVE, prob->p, prob->p, 0, 1};
-    return cs_window_price(model, &shape, prob->bytes, (prob->flags & CS_PROB_INPLACE) != 0);
+    const cs_model at = cs_model_one_level(model, prob);
+    return cs_window_price(&at, &shape, prob->bytes, (prob->flags & CS_PROB_INPLACE) != 0);
 }
 
 const cs_alg cs_allreduce_windowed = {
     .name = "windowed",
-    .description = "recursive combination on the wrapped ring, window p, ceil(log2 p) rounds (Szymanski et al. 1995 s3.1)",
+    .description =
+        "recursive combination on the wrapped ring, window p, ceil(log2 p) rounds (Szymanski et al. 1995 s3.1)",
     .coll = CS_COLL_ALLREDUCE,
     .requires = CS_REQ_COMMUTATIVE | CS_REQ_EXACT | CS_REQ_CONTIG,
     .cost = cs_allreduce_windowed_cost,

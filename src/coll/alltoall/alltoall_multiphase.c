@@ -227,9 +227,11 @@ double cs_multiphase_cost_radix(const cs_model *model, const cs_problem *prob, c
         return INFINITY;
     if (n <= 1)
         return cs_direct_cost(model, prob);
-    /* The line of the factorisation: the same that chooses it (model/factor.h). */
+    /* The line of the factorisation: the same that chooses it (model/factor.h);
+     * on one level, or a column's shared links (cs_model_one_level). */
     const cs_part_line line = cs_factor_line(prob->p, radix, n);
-    return cs_part_line_cost(model, &line, (double)prob->bytes);
+    const cs_model at = cs_model_one_level(model, prob);
+    return cs_part_line_cost(&at, &line, (double)prob->bytes);
 }
 
 /* A partition of d = log2 p as radices 2^{d_i}; -1 if it is not one. */

@@ -32,22 +32,27 @@ static int cs_window_inplace(const cs_problem *prob)
     return (prob->flags & CS_PROB_INPLACE) != 0;
 }
 
+/* A method's price on prob, on one level (cs_model_one_level). */
+static double cs_window_row_price(cs_window_method method, const cs_model *model, const cs_problem *prob)
+{
+    const cs_window_shape shape = cs_window_shape_of(method, prob);
+    const cs_model at = cs_model_one_level(model, prob);
+    return cs_window_price(&at, &shape, prob->bytes, cs_window_inplace(prob));
+}
+
 static double cs_window_recursive_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const cs_window_shape shape = cs_window_shape_of(CS_WIN_RECURSIVE, prob);
-    return cs_window_price(model, &shape, prob->bytes, cs_window_inplace(prob));
+    return cs_window_row_price(CS_WIN_RECURSIVE, model, prob);
 }
 
 static double cs_window_ps_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const cs_window_shape shape = cs_window_shape_of(CS_WIN_PREFIX_SUFFIX, prob);
-    return cs_window_price(model, &shape, prob->bytes, cs_window_inplace(prob));
+    return cs_window_row_price(CS_WIN_PREFIX_SUFFIX, model, prob);
 }
 
 static double cs_window_psi_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
-    const cs_window_shape shape = cs_window_shape_of(CS_WIN_PREFIX_SUFFIX_INVERSE, prob);
-    return cs_window_price(model, &shape, prob->bytes, cs_window_inplace(prob));
+    return cs_window_row_price(CS_WIN_PREFIX_SUFFIX_INVERSE, model, prob);
 }
 
 static int cs_window_recursive_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
