@@ -236,4 +236,11 @@ void cs_alg_spec(const cs_alg *alg, const cs_params *params, char *buf, size_t s
  * at once (an estimate). Both linear rows' rounds. */
 double cs_linear_round(const cs_model *model, const cs_problem *prob, int lo, int hi, double bytes);
 
+/* The linear allreduce's schedule (allreduce_linear.c) with the vector in
+ * `parts` parts (1 to p) owned by ranks 0 .. parts - 1: round 1 reduces part
+ * j onto rank j in rank order, round 2 sends it to every rank; the others
+ * own nothing (the multileader's node level on a node of more ranks than
+ * parts). */
+int cs_allreduce_linear_build_parts(const cs_problem *prob, int parts, int rank, cs_sched *s);
+
 #endif

@@ -50,10 +50,10 @@
  */
 #include "coll/reduction/engine.h" /* cs_part: the engine's parts of a block */
 
-/* First element of part j of p. */
-static size_t cs_linear_part(size_t count, int p, int j)
+/* First element of part j of `parts` (count past the last part). */
+static size_t cs_linear_part(size_t count, int parts, int j)
 {
-    return cs_part(0, count, p, j);
+    return j < parts ? cs_part(0, count, parts, j) : count;
 }
 
 static double cs_allreduce_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)
@@ -65,12 +65,12 @@ static double cs_allreduce_linear_cost(const cs_model *model, const cs_problem *
     return 2 * cs_linear_round(model, prob, 0, p, L) + 2 * model->rho * L + s * model->gamma * L;
 }
 
-static int cs_allreduce_linear_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
+int cs_allreduce_linear_build_parts(const cs_problem *prob, int parts, int rank, cs_sched *s)
 {
-    const int p = prob->p;
+    const int p = prob->p, k = parts;
     const size_t e = prob->elem, count = prob->count;
     const cs_buf in = (prob->flags & CS_PROB_INPLACE) ? CS_BUF_RECV : CS_BUF_SEND;
-    const size_t lo = cs_linear_part(count, p, rank) * e, len = cs_linear_part(count, p, rank + 1) * e - lo;
+    const size_t lo = cs_linear_part(count, k, rank) * e, len = cs_linear_part(count, k, rank + 1) * e - lo;
 
     cs_sched_round(s);
     if (p == 1 || count == 0) {
@@ -84,7 +84,7 @@ static int cs_allreduce_linear_build(const cs_problem *prob, const cs_params *pa
     const cs_buf slots = len ? CS_BUF_TMP0 : CS_BUF_RECV;
     for (int j = 1; j < p; j++) {
         const int to = (rank + j) % p, from = (rank - j + p) % p;
-        const size_t to_lo = cs_linear_part(count, p, to) * e, to_hi = cs_linear_part(count, p, to + 1) * e;
+        const size_t to_lo = cs_linear_part(count, k, to) * e, to_hi = cs_linear_part(count, k, to + 1) * e;
         cs_sched_recv(s, from, slots, len ? (size_t)from * len : lo, len);
         cs_sched_send(s, to, in, to_lo, to_hi - to_lo);
     }
@@ -96,11 +96,16 @@ static int cs_allreduce_linear_build(const cs_problem *prob, const cs_params *pa
     cs_sched_round(s);
     for (int j = 1; j < p; j++) {
         const int to = (rank + j) % p, from = (rank - j + p) % p;
-        const size_t from_lo = cs_linear_part(count, p, from) * e, from_hi = cs_linear_part(count, p, from + 1) * e;
+        const size_t from_lo = cs_linear_part(count, k, from) * e, from_hi = cs_linear_part(count, k, from + 1) * e;
         cs_sched_recv(s, from, CS_BUF_RECV, from_lo, from_hi - from_lo);
         cs_sched_send(s, to, CS_BUF_RECV, lo, len);
     }
     return s->error;
+}
+
+static int cs_allreduce_linear_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)
+{
+    return cs_allreduce_linear_build_parts(prob, prob->p, rank, s);
 }
 
 const cs_alg cs_allreduce_linear = {

@@ -30,22 +30,40 @@ void cs_compose_leaders(const cs_problem *prob, int *out)
             out[seen++] = r;
 }
 
-int cs_compose_largest(const cs_problem *prob)
+/* The fewest and the most ranks any node holds (0 where none is known). */
+static void cs_compose_sizes(const cs_problem *prob, int *least, int *most)
 {
     const int nodes = cs_compose_nodes(prob);
-    int most = 0, *count = calloc((size_t)(nodes > 0 ? nodes : 1), sizeof *count);
-    for (int r = 0; count && r < prob->p; r++) {
-        const int n = ++count[cs_compose_node(prob, r)];
-        most = n > most ? n : most;
-    }
-    for (int j = 0; !count && j < nodes; j++) { /* no memory: count each node's in turn */
+    int *count = calloc((size_t)(nodes > 0 ? nodes : 1), sizeof *count);
+    *least = *most = 0;
+    for (int j = 0; j < nodes; j++) {
         int n = 0;
-        for (int r = 0; r < prob->p; r++)
-            n += cs_compose_node(prob, r) == j;
-        most = n > most ? n : most;
+        if (count && j == 0) /* every node's count in one pass */
+            for (int r = 0; r < prob->p; r++)
+                count[cs_compose_node(prob, r)]++;
+        if (count)
+            n = count[j];
+        else /* no memory: count each node's in turn */
+            for (int r = 0; r < prob->p; r++)
+                n += cs_compose_node(prob, r) == j;
+        *most = n > *most ? n : *most;
+        *least = j == 0 || n < *least ? n : *least;
     }
     free(count);
+}
+
+int cs_compose_largest(const cs_problem *prob)
+{
+    int least, most;
+    cs_compose_sizes(prob, &least, &most);
     return most;
+}
+
+int cs_compose_smallest(const cs_problem *prob)
+{
+    int least, most;
+    cs_compose_sizes(prob, &least, &most);
+    return least;
 }
 
 static cs_compose_at cs_compose_map(const cs_compose_at *at, uint8_t buf, size_t off)

@@ -44,8 +44,9 @@ int cs_compose_members(const cs_problem *prob, int j, int *out);
 /* The leaders, node 0 first, into out (room for prob->nodes). */
 void cs_compose_leaders(const cs_problem *prob, int *out);
 
-/* The most ranks any node holds. */
+/* The most ranks any node holds; the fewest. */
 int cs_compose_largest(const cs_problem *prob);
+int cs_compose_smallest(const cs_problem *prob);
 
 /* Where a sub-schedule's buffer lands in ours: a buffer and an offset. */
 typedef struct cs_compose_at {
