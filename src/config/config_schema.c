@@ -67,39 +67,34 @@ static int cs_set_ranks_per_node(cs_yaml *y, const cs_key *key, yaml_node_t *val
     return 0;
 }
 
-/* placement: block (0) or cyclic (1), how world ranks lie on ranks_per_node's nodes. */
-static int cs_parse_placement(const char *s, int *cyclic, char *why, size_t n)
+/* One of the words names[0 .. n - 1] (2 or 3 of them): its index into *out. */
+static int cs_parse_word(const char *s, const char *const *names, int n, int *out, char *why, size_t wn)
 {
-    if (strcmp(s, "block") != 0 && strcmp(s, "cyclic") != 0) {
-        snprintf(why, n, "expected block or cyclic, got '%s'", s);
-        return -1;
-    }
-    *cyclic = strcmp(s, "cyclic") == 0;
-    return 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    snprintf(why, wn, "expected %s%s%s or %s, got '%s'", names[0], n > 2 ? ", " : "", n > 2 ? names[1] : "",
+             names[n - 1], s);
+    return -1;
 }
 
+/* placement: block (0) or cyclic (1), how world ranks lie on ranks_per_node's nodes. */
 static int cs_set_placement(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
+    static const char *const names[] = {"block", "cyclic"};
     CS_YAML_PARSE(y, value, path, "block or cyclic",
-                  cs_parse_placement(s, &((cs_model *)obj)->cyclic, why, sizeof why));
+                  cs_parse_word(s, names, 2, &((cs_model *)obj)->cyclic, why, sizeof why));
     return 0;
 }
 
 /* link_share: world (0) or communicator (1), who else a communicator's nodes' links carry. */
-static int cs_parse_link_share(const char *s, int *own, char *why, size_t n)
-{
-    if (strcmp(s, "world") != 0 && strcmp(s, "communicator") != 0) {
-        snprintf(why, n, "expected world or communicator, got '%s'", s);
-        return -1;
-    }
-    *own = strcmp(s, "communicator") == 0;
-    return 0;
-}
-
 static int cs_set_link_share(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
+    static const char *const names[] = {"world", "communicator"};
     CS_YAML_PARSE(y, value, path, "world or communicator",
-                  cs_parse_link_share(s, &((cs_model *)obj)->link_own, why, sizeof why));
+                  cs_parse_word(s, names, 2, &((cs_model *)obj)->link_own, why, sizeof why));
     return 0;
 }
 
@@ -112,22 +107,11 @@ static int cs_set_rendezvous_from(cs_yaml *y, const cs_key *key, yaml_node_t *va
 }
 
 /* distance: none, xor or difference (CS_DISTANCE_*), how a message's links grow with its ranks. */
-static int cs_parse_distance(const char *s, int *distance, char *why, size_t n)
-{
-    static const char *const names[] = {"none", "xor", "difference"};
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *distance = i;
-            return 0;
-        }
-    snprintf(why, n, "expected none, xor or difference, got '%s'", s);
-    return -1;
-}
-
 static int cs_set_distance(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
+    static const char *const names[] = {"none", "xor", "difference"};
     CS_YAML_PARSE(y, value, path, "none, xor or difference",
-                  cs_parse_distance(s, &((cs_model *)obj)->distance, why, sizeof why));
+                  cs_parse_word(s, names, 3, &((cs_model *)obj)->distance, why, sizeof why));
     return 0;
 }
 

@@ -259,6 +259,7 @@ static const struct bad_case {
     {"bad_rendezvous_from.yaml", 2, 20, "model.rendezvous_from: must be >= 0, got '-1'", 0},
     {"bad_distance.yaml", 2, 13, "model.distance: expected none, xor or difference, got 'torus'", 0},
     {"bad_link_share.yaml", 2, 15, "model.link_share: expected world or communicator, got 'grid'", 0},
+    {"bad_placement.yaml", 2, 14, "model.placement: expected block or cyclic, got 'round-robin'", 0},
     {"bad_alpha_hop.yaml", 3, 14, "model.alpha_hop: must be >= 0, got -1e-6", 0},
     {"bad_ranks_per_node.yaml", 2, 19, "model.ranks_per_node: expected a count of ranks, 0 to 1073741824, got '2.5'",
      0},
