@@ -350,6 +350,28 @@ static inline long cs_hops(int distance, long a, long b)
     return 1;
 }
 
+/* A rank's links to the network: one (CS_LINK_NET) where it has one, and
+ * on a hypercube (model.distance xor) one per dimension, each way: a
+ * message from a to b leaves a by the link of the lowest bit in which they
+ * differ and reaches b by the link of the highest (dimension-order
+ * routing), so messages to peers across different dimensions do not queue
+ * on one another (a k-nomial parent's children, the linear exchange's
+ * blocks). CS_LINK_NODE: a node's own path (cs_model_node_path). The index
+ * of a rank's link queue, 0 .. CS_LINKS - 1. */
+enum { CS_LINK_NET = 0, CS_LINK_NODE = 1, CS_LINK_DIM = 2, CS_LINKS = CS_LINK_DIM + 32 };
+
+static inline int cs_link_out(const cs_model *model, long a, long b)
+{
+    const unsigned long x = (unsigned long)(a ^ b);
+    return model->distance == CS_DISTANCE_XOR && x ? CS_LINK_DIM + __builtin_ctzl(x) % 32 : CS_LINK_NET;
+}
+
+static inline int cs_link_in(const cs_model *model, long a, long b)
+{
+    const unsigned long x = (unsigned long)(a ^ b);
+    return model->distance == CS_DISTANCE_XOR && x ? CS_LINK_DIM + (63 - __builtin_clzl(x)) % 32 : CS_LINK_NET;
+}
+
 /* The latency a message between ranks a and b adds to alpha: alpha_hop per
  * link beyond the first (0 where the model has no distance). */
 static inline double cs_model_hop_latency(const cs_model *model, long a, long b)

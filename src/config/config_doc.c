@@ -52,7 +52,9 @@ const cs_config_doc cs_config_key_docs[] = {
      "posted. `collshim-calibrate --fit` measures it"},
     {"model.distance", "`none`, `xor`, `difference`",
      "how a message's latency grows with how far apart its two ranks are: `none` (the default), `alpha` for every "
-     "pair; `xor`, one link per bit in which the ranks differ (a hypercube); `difference`, |a - b| links (a line). "
+     "pair; `xor`, one link per bit in which the ranks differ (a hypercube, whose ranks have a link per "
+     "dimension each way: a message leaves by its lowest differing bit's and arrives by its highest's, so messages "
+     "across different dimensions do not queue on one link); `difference`, |a - b| links (a line). "
      "A message then costs `alpha_hop` per link beyond the first on top of `alpha`, in the event pricer and in the "
      "closed forms (a level's farthest pair). `collshim-calibrate --fit` sets it where rank 0's latency to every "
      "rank and a few other pairs follow one of the two"},

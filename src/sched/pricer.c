@@ -87,13 +87,13 @@ static cs_event cs_heap_pop(cs_heap *h)
 
 /* A rank's state in the round it is in. */
 typedef struct cs_rank_clock {
-    int round;     /* the round being run; nrounds: finished */
-    int posted;    /* its messages of this round are posted */
-    int expected;  /* receives of this round */
-    int parked;    /* its rendezvous sends of this round waiting for their receivers */
-    double ready;  /* posts done and sends off the link */
-    double local;  /* the round's local steps, seconds */
-    double link_free[2], in_free[2]; /* [network, node] */
+    int round;                                     /* the round being run; nrounds: finished */
+    int posted;                                    /* its messages of this round are posted */
+    int expected;                                  /* receives of this round */
+    int parked;                                    /* its rendezvous sends of this round waiting for their receivers */
+    double ready;                                  /* posts done and sends off the link */
+    double local;                                  /* the round's local steps, seconds */
+    double link_free[CS_LINKS], in_free[CS_LINKS]; /* its links each way (cs_link_out, cs_link_in) */
 } cs_rank_clock;
 
 /* A rendezvous send waiting for its receiver to begin the round. */
@@ -110,11 +110,11 @@ typedef struct cs_pricer {
     int p;
     const int *node; /* node of each rank; NULL: one level */
     cs_rank_clock *clock;
-    size_t *first;      /* first[r]: index of rank r's round 0 in got, last */
-    int *got;           /* deliveries per (rank, round) */
-    double *last;       /* the latest delivery per (rank, round) */
-    double *begin;      /* per (rank, round): when the rank begins it, once known; -1: not yet */
-    int *parked_head;   /* per (rank, round): the first send parked on it, -1: none */
+    size_t *first;    /* first[r]: index of rank r's round 0 in got, last */
+    int *got;         /* deliveries per (rank, round) */
+    double *last;     /* the latest delivery per (rank, round) */
+    double *begin;    /* per (rank, round): when the rank begins it, once known; -1: not yet */
+    int *parked_head; /* per (rank, round): the first send parked on it, -1: none */
     cs_parked *parked;
     int nparked, parked_cap;
     double *finish;
@@ -184,13 +184,21 @@ static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
     const double beta = local ? mo->beta_node : mo->beta, alpha = cs_latency(mo, rank, to, local);
-    double *busy = &c->link_free[local && cs_model_node_path(mo)];
+    double *busy = &c->link_free[local && cs_model_node_path(mo) ? CS_LINK_NODE
+                                 : local                         ? CS_LINK_NET
+                                                                 : cs_link_out(mo, rank, to)];
     const double leave = t > *busy ? t : *busy;
     *busy = leave + beta * (double)bytes;
     if (*busy > c->ready)
         c->ready = *busy;
-    return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha, .kind = CS_EV_ARRIVE, .rank = to, .from = rank,
-                                              .round = c->round, .local = local, .link = link, .bytes = bytes});
+    return cs_heap_push(&pr->heap, (cs_event){.t = leave + alpha,
+                                              .kind = CS_EV_ARRIVE,
+                                              .rank = to,
+                                              .from = rank,
+                                              .round = c->round,
+                                              .local = local,
+                                              .link = link,
+                                              .bytes = bytes});
 }
 
 /* A rendezvous send whose receiver has not begun the round: it waits there. */
@@ -204,8 +212,8 @@ static int cs_park(cs_pricer *pr, int rank, size_t at, int local, int link, size
         pr->parked = more;
         pr->parked_cap = cap;
     }
-    pr->parked[pr->nparked] = (cs_parked){.from = rank, .local = local, .link = link, .bytes = bytes,
-                                          .posted = posted, .next = pr->parked_head[at]};
+    pr->parked[pr->nparked] = (cs_parked){
+        .from = rank, .local = local, .link = link, .bytes = bytes, .posted = posted, .next = pr->parked_head[at]};
     pr->parked_head[at] = pr->nparked++;
     pr->clock[rank].parked++;
     return 0;
@@ -290,7 +298,9 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     if (e->round >= pr->scheds[e->rank].nrounds)
         return -1; /* a message for a round the receiver does not have */
     const double beta = e->local ? mo->beta_node : mo->beta;
-    double *busy = &c->in_free[e->local && cs_model_node_path(mo)];
+    double *busy = &c->in_free[e->local && cs_model_node_path(mo) ? CS_LINK_NODE
+                               : e->local                         ? CS_LINK_NET
+                                                                  : cs_link_in(mo, e->from, e->rank)];
     const double start = e->t > *busy ? e->t : *busy;
     *busy = start + beta * (double)e->bytes;
     double done = *busy;

@@ -53,13 +53,35 @@ static int cs_linear_batch(int b, int w, int p)
     return hi - lo - (lo == 0);
 }
 
-/* A round of n blocks each way on one level (cs_linear_round, coll.h). */
-static double cs_linear_round_cost(const cs_model *model, double n, double bytes)
+/* A round of n blocks each way on one level, at most `load` of a rank's
+ * on one of its links (cs_linear_round, coll.h). */
+static double cs_linear_round_cost(const cs_model *model, double n, double load, double bytes)
 {
     /* the last send leaves after n posted receives and either its own post
-     * (posting is slower) or n - 1 blocks on the link before it */
+     * (posting is slower) or load - 1 blocks on the link before it */
     const double o = model->overhead, bm = model->beta * bytes;
-    return o * n + fmax(o * n, o + (n - 1) * bm) + model->alpha + bm;
+    return o * n + fmax(o * n, o + (load - 1) * bm) + model->alpha + bm;
+}
+
+/* The most blocks j in [lo, hi) (but j = 0) that one rank of p sends over,
+ * or receives over, one of its links: on a hypercube (cs_link_out,
+ * cs_link_in) they spread over a link per dimension, p / 2 on the busiest
+ * of the whole exchange at p = 2^d; else all on its one link. */
+static int cs_linear_link_load(const cs_model *model, int p, int lo, int hi)
+{
+    const int n = hi - lo - (lo == 0);
+    if (model->distance != CS_DISTANCE_XOR || n <= 1)
+        return n;
+    int most = 1;
+    for (int r = 0; r < p && most < n; r++) {
+        int out[CS_LINKS] = {0}, in[CS_LINKS] = {0};
+        for (int j = lo > 1 ? lo : 1; j < hi; j++) {
+            const int o = ++out[cs_link_out(model, r, (r + j) % p)], i = ++in[cs_link_in(model, (r - j + p) % p, r)];
+            most = o > most ? o : most;
+            most = i > most ? i : most;
+        }
+    }
+    return most;
 }
 
 /*
@@ -96,7 +118,7 @@ double cs_linear_round(const cs_model *given, const cs_problem *prob, int lo, in
         return cs_linear_round_on_nodes(model, prob, lo, hi, bytes);
     /* every rank's blocks through the network's core at once (none on one node) */
     const cs_model core = cs_model_through_core(model, prob->ppn > 1 ? 0 : prob->p);
-    return cs_linear_round_cost(&core, hi - lo - (lo == 0), bytes);
+    return cs_linear_round_cost(&core, hi - lo - (lo == 0), cs_linear_link_load(model, prob->p, lo, hi), bytes);
 }
 
 static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)

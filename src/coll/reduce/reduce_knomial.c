@@ -87,11 +87,25 @@ typedef struct cs_knomial_link {
     double far[CS_KNOMIAL_FAR];
 } cs_knomial_link;
 
-/* One child's message to rank 0: when it reaches rank 0, in which round, by which path. */
+/* One child's message to rank 0: when it reaches rank 0, in which round, by
+ * which path, on which of rank 0's links (cs_knomial_queue). */
 typedef struct cs_knomial_msg {
     double arrive;
-    int round, on;
+    int round, on, q;
 } cs_knomial_msg;
+
+/* Rank 0's link that the block of the child x ranks on takes: the node's
+ * path, its one link, or on a hypercube the link of x's highest bit
+ * (cs_link_in: the tree's parents are multiples of r d, so a child's rank
+ * differs from its parent's in x's bits where r is a power of two; for
+ * other radices the bits depend on where a subtree lies, and its blocks
+ * are priced on one link, an upper bound). */
+static int cs_knomial_queue(const cs_model *mo, int on, long long x, int r)
+{
+    if (on)
+        return cs_model_node_path(mo) ? CS_LINK_NODE : CS_LINK_NET;
+    return (r & (r - 1)) == 0 ? cs_link_in(mo, 0, (long)x) : CS_LINK_NET;
+}
 
 /* Is a round's j-th child (1 <= j < r) on its parent's node? */
 static int cs_knomial_on(const cs_knomial_link *link, int j)
@@ -140,7 +154,7 @@ static double cs_knomial_subtree(const cs_model *mo, const cs_knomial_link *link
 static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_link *link_of, double m, int n, int r,
                                          double *full, cs_knomial_msg *msgs)
 {
-    double start = 0.0, link[2] = {0.0, 0.0};
+    double start = 0.0, link[CS_LINKS] = {0.0};
     int t = 0;
     for (long long d = 1; d < n; d *= r, t++) {
         int c = 0;
@@ -148,7 +162,7 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
             const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double sent = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + c + 1) + mo->overhead;
             msgs[c] = (cs_knomial_msg){(sent > start ? sent : start) + cs_knomial_alpha(&link_of[t], on, (int)(x / d)),
-                                       t, on};
+                                       t, on, cs_knomial_queue(mo, on, x, r)};
         }
         for (int i = 1; i < c; i++) { /* the last child's run may be shorter: it arrives first */
             const cs_knomial_msg x = msgs[i];
@@ -159,7 +173,7 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
         }
         double in = start + c * mo->overhead;
         for (int i = 0; i < c; i++) {
-            const int on = msgs[i].on, q = on && cs_model_node_path(mo); /* rank 0's link it queues on */
+            const int on = msgs[i].on, q = msgs[i].q; /* rank 0's link it queues on */
             link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
             in = link[q] > in ? link[q] : in;
         }
@@ -182,8 +196,8 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
         for (long long x = d; x < n && x < (long long)r * d; x += d) {
             const int s = (int)(n - x < d ? n - x : d), on = cs_knomial_on(&link_of[t], (int)(x / d));
             const double ready = cs_knomial_subtree(mo, link_of, m, s, r, t, d, full, msgs + nmsg);
-            msgs[nmsg++] =
-                (cs_knomial_msg){ready + mo->overhead + cs_knomial_alpha(&link_of[t], on, (int)(x / d)), t, on};
+            msgs[nmsg++] = (cs_knomial_msg){ready + mo->overhead + cs_knomial_alpha(&link_of[t], on, (int)(x / d)), t,
+                                            on, cs_knomial_queue(mo, on, x, r)};
             children[t]++;
         }
     }
@@ -194,9 +208,9 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
             msgs[j] = msgs[j - 1];
         msgs[j] = x;
     }
-    double link[2] = {0.0, 0.0}, last[64] = {0}; /* rank 0's links, FIFO: the network's, the node's */
+    double link[CS_LINKS] = {0.0}, last[64] = {0}; /* rank 0's links, FIFO each (cs_knomial_queue) */
     for (int i = 0; i < nmsg; i++) {
-        const int on = msgs[i].on, t = msgs[i].round, q = on && cs_model_node_path(mo); /* rank 0's link it queues on */
+        const int on = msgs[i].on, t = msgs[i].round, q = msgs[i].q; /* rank 0's link it queues on */
         link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
         last[t] = link[q] > last[t] ? link[q] : last[t];
     }
