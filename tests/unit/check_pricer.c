@@ -872,7 +872,10 @@ END_TEST
  * each its own messages' links, which does not see a partner delayed by
  * farther ones: a lower bound, at least 0.7. Bruck's rounds take their
  * shift's farthest pair (a wrap-around one under the difference): at most
- * 2.7. The direct exchange and multiphase do not price distance yet.
+ * 2.7. The direct exchange pays each round rank 0's partner's links: at
+ * p = 2^d under xor every pair of a round is as far apart (equal; 1.05
+ * under the difference), a shift's rounds are not (0.7 to 1.45).
+ * Multiphase does not price distance yet.
  */
 typedef struct distance_bound {
     const char *coll, *name;
@@ -883,7 +886,7 @@ static const distance_bound distance_bounds[] = {
     {"allreduce", "butterfly", 1.0, 1.0},   {"reduce", "butterfly", 1.0, 1.0}, {"reduce", "knomial", 1.0, 1.0},
     {"reduce", "binomial", 1.0, 1.0},       {"alltoall", "linear", 1.0, 1.0},  {"allreduce", "ring", 1.0, 1.9},
     {"allreduce", "elimination", 1.0, 1.9}, {"allreduce", "linear", 1.0, 1.2}, {"reduce", "ring", 0.7, 1.0},
-    {"reduce", "elimination", 0.7, 1.0},    {"alltoall", "bruck", 1.0, 2.7},
+    {"reduce", "elimination", 0.7, 1.0},    {"alltoall", "bruck", 1.0, 2.7},   {"alltoall", "direct", 0.7, 1.5},
 };
 
 /* Under xor a rank has a link per dimension (cs_link_out, cs_link_in): the
@@ -909,7 +912,7 @@ static distance_bound distance_bound_of(const distance_bound *b, int d, int r)
 
 START_TEST(test_distance_closed_forms)
 {
-    static const int ps[] = {6, 12, 24, 40, 48, 64};
+    static const int ps[] = {6, 12, 16, 24, 32, 40, 48, 64};
     const distance_bound *b = &distance_bounds[_i];
     const cs_coll coll = !strcmp(b->coll, "allreduce") ? CS_COLL_ALLREDUCE
                          : !strcmp(b->coll, "reduce")  ? CS_COLL_REDUCE

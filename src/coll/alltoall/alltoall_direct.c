@@ -21,6 +21,8 @@
  *
  * Cost, m bytes per block (on nodes: cs_direct_rounds_on_nodes):
  *   (p - 1)(alpha + beta m) + rho m                 own block copied
+ *   + alpha_hop per link beyond the first of rank 0's partner each round
+ *   (model.distance, cs_direct_hops; not on nodes)
  *   in place: (p - 1)(alpha + beta m) + rho m c,    c = p - 1 (p = 2^d),
  *                                                   c = floor(p/2) (otherwise)
  */
@@ -52,13 +54,27 @@ static double cs_direct_rounds_on_nodes(const cs_model *given, const cs_problem 
     return t;
 }
 
+/* The links beyond the first that rank 0's partner of each of the p - 1
+ * rounds is away, summed (model.distance): 0 ^ j and 0 + j are j. Under
+ * xor at p = 2^d every pair of a round is popcount j links apart (exact,
+ * the pricer suite); a shift's rounds mix nearer and farther pairs (within
+ * 0.7 to 1.45 of the pricer). */
+static long cs_direct_hops(int distance, int p)
+{
+    long sum = 0;
+    for (int j = 1; j < p; j++)
+        sum += cs_hops(distance, 0, j) - 1;
+    return sum;
+}
+
 static double cs_alltoall_direct_cost(const cs_model *given, const cs_problem *prob, const cs_params *params)
 {
     const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     const double m = (double)prob->bytes, p = prob->p;
     const double copies = !(prob->flags & CS_PROB_INPLACE) ? 1 : cs_direct_pow2(prob->p) ? p - 1 : prob->p / 2;
+    const double far = given->distance ? given->alpha_hop * (double)cs_direct_hops(given->distance, prob->p) : 0.0;
     const double rounds = cs_model_nodes(given, prob) ? cs_direct_rounds_on_nodes(given, prob, m)
-                                                      : (p - 1) * (model->alpha + model->beta * m);
+                                                      : (p - 1) * (model->alpha + model->beta * m) + far;
     return rounds + model->rho * m * copies;
 }
 
