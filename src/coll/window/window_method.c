@@ -48,13 +48,14 @@ static int cs_window_shape_build(const cs_window_shape *w, int rank, int inplace
     return plan ? cs_window_build(plan, rank, 1, 1, inplace, s) : MPI_ERR_NO_MEM;
 }
 
-/* The last shape's per-rank start-ups a[i], messages posted o[i] and
- * per-byte prices k[i]. */
+/* The last shape's per-rank start-ups a[i], messages posted o[i],
+ * per-byte prices k[i] and, under model.distance, links beyond the first of
+ * each round's farthest message h[i] (alpha_hop each). */
 typedef struct cs_window_coeffs {
     cs_window_shape shape;
-    int inplace, ok;
+    int inplace, ok, distance;
     double beta, gamma, rho;
-    double *a, *o, *k;
+    double *a, *o, *k, *h;
     int cap;
 } cs_window_coeffs;
 
@@ -82,10 +83,10 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
     cs_window_shape *w = &c->shape;
     if (c->a && w->method == shape->method && w->p == shape->p && w->n == shape->n && w->r == shape->r &&
         w->wrap == shape->wrap && c->inplace == inplace && c->beta == model->beta && c->gamma == model->gamma &&
-        c->rho == model->rho)
+        c->rho == model->rho && c->distance == model->distance)
         return c->ok ? c : NULL;
     if (shape->p > c->cap) {
-        double *a = realloc(c->a, sizeof(double) * 3 * (size_t)shape->p);
+        double *a = realloc(c->a, sizeof(double) * 4 * (size_t)shape->p);
         if (!a)
             return NULL;
         if (!c->a) {
@@ -96,15 +97,18 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
         c->a = a;
         c->o = a + shape->p;
         c->k = a + 2 * (size_t)shape->p;
+        c->h = a + 3 * (size_t)shape->p;
         c->cap = shape->p;
     }
-    const cs_model bytes = {.beta = model->beta, .gamma = model->gamma, .rho = model->rho};
+    const cs_model bytes = {.beta = model->beta, .gamma = model->gamma, .rho = model->rho},
+                   hops = {.distance = model->distance, .alpha_hop = 1.0};
     cs_sched s;
     *w = *shape;
     c->inplace = inplace;
     c->beta = model->beta;
     c->gamma = model->gamma;
     c->rho = model->rho;
+    c->distance = model->distance;
     c->ok = 1;
     cs_sched_init(&s);
     for (int rank = 0; rank < shape->p && c->ok; rank++) {
@@ -113,6 +117,13 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
         c->k[rank] = cs_sched_price_total(&s);
         c->a[rank] = s.priced_starts;
         c->o[rank] = s.priced_posts;
+        c->h[rank] = 0.0;
+        if (c->ok && model->distance) { /* the same schedule again, counting only links (alpha_hop 1) */
+            cs_sched_price_start(&s, &hops);
+            s.p_rank = rank;
+            c->ok = cs_window_shape_build(shape, rank, inplace, &s) == MPI_SUCCESS;
+            c->h[rank] = cs_sched_price_total(&s);
+        }
     }
     cs_sched_free(&s);
     return c->ok ? c : NULL;
@@ -127,7 +138,8 @@ double cs_window_price(const cs_model *model, const cs_window_shape *shape, size
     if (!c)
         return HUGE_VAL;
     for (int rank = 0; rank < shape->p; rank++) {
-        const double t = c->a[rank] * model->alpha + c->o[rank] * model->overhead + (double)bytes * c->k[rank];
+        const double t = c->a[rank] * model->alpha + c->o[rank] * model->overhead + (double)bytes * c->k[rank] +
+                         c->h[rank] * model->alpha_hop;
         worst = t > worst ? t : worst;
     }
     return worst;
@@ -140,7 +152,8 @@ cs_window_method cs_window_method_choose(const cs_model *model, int p, int n, in
     cs_window_method best = CS_WIN_RECURSIVE;
     for (int m = 0; m < CS_WIN_METHODS; m++) {
         const cs_window_shape shape = {(cs_window_method)m, p, n, r, 0};
-        c[m] = m == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse ? HUGE_VAL : cs_window_price(model, &shape, bytes, inplace);
+        c[m] =
+            m == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse ? HUGE_VAL : cs_window_price(model, &shape, bytes, inplace);
         if (cost)
             cost[m] = c[m];
         if (c[m] < c[best])
