@@ -35,12 +35,11 @@ static void cs_compose_sizes(const cs_problem *prob, int *least, int *most)
 {
     const int nodes = cs_compose_nodes(prob);
     int *count = calloc((size_t)(nodes > 0 ? nodes : 1), sizeof *count);
+    for (int r = 0; count && r < prob->p; r++)
+        count[cs_compose_node(prob, r)]++;
     *least = *most = 0;
     for (int j = 0; j < nodes; j++) {
         int n = 0;
-        if (count && j == 0) /* every node's count in one pass */
-            for (int r = 0; r < prob->p; r++)
-                count[cs_compose_node(prob, r)]++;
         if (count)
             n = count[j];
         else /* no memory: count each node's in turn */
