@@ -18,6 +18,8 @@
  *              ring, segmented ring                 -> 2(p - 1) steps of m/p:
  *                (recursive doubling when count < p)   2(p-1)(alpha + 2o)
  *                                                      + (p-1)/p m (2 beta + gamma)
+ *                                                      + rho m (its copy of the send
+ *                                                      buffer, unless in place)
  *              basic linear                         -> the linear reduce below and
  *                (coll_base_allreduce.c,                 a linear broadcast (the root's
  *                ompi_coll_base_allreduce_intra_         p - 1 sends: knomial:l=1
@@ -368,9 +370,11 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
     case 5:
         *name = alg == 4 ? "ring" : "segmented ring";
         /* each step waits for its slowest message: on nodes, a node's last rank's to the next
-         * node (one sender: the larger of beta and the node's link) */
+         * node (one sender: the larger of beta and the node's link); the send buffer is first
+         * copied into the receive buffer, unless in place */
         return 2.0 * (p - 1) * (model->alpha + 2 * model->overhead) +
-               (p - 1) / (double)p * m * (2 * cs_model_off_node(model, 1).beta + model->gamma);
+               (p - 1) / (double)p * m * (2 * cs_model_off_node(model, 1).beta + model->gamma) +
+               (prob->flags & CS_PROB_INPLACE ? 0.0 : model->rho * m);
     case 6:
         *name = "reduce-scatter and allgather";
         return cs_library_folded(&cs_allreduce_butterfly, model, prob, "b=0");

@@ -583,10 +583,13 @@ START_TEST(test_library_mirror_prices)
     ck_assert_double_eq_tol(
         cs_library_price(mo, &prob, &name),
         binomial->cost(mo, &reduce, NULL) - mo->rho * m + 7 * (mo->alpha + 3 * mo->overhead + 2 * m * mo->beta), 1e-15);
-    /* Open MPI's ring: 2 (p - 1) steps of m / p */
+    /* Open MPI's ring: its copy of the send buffer, then 2 (p - 1) steps of m / p; in place,
+     * no copy */
     prob = problem(CS_COLL_ALLREDUCE, 3, 1250, 4, C);
-    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name),
-                            4 * (mo->alpha + 2 * mo->overhead) + 2.0 / 3 * 5000 * (2 * mo->beta + mo->gamma), 1e-15);
+    const double ring = 4 * (mo->alpha + 2 * mo->overhead) + 2.0 / 3 * 5000 * (2 * mo->beta + mo->gamma);
+    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name), ring + 5000 * mo->rho, 1e-15);
+    prob.flags |= CS_PROB_INPLACE;
+    ck_assert_double_eq_tol(cs_library_price(mo, &prob, &name), ring, 1e-15);
 }
 END_TEST
 
