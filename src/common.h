@@ -103,6 +103,16 @@ typedef struct cs_model {
      * and beta, on a path of their own (shared memory, not the network). */
     double alpha_node, beta_node;
     int node_levels;
+    /* model.node_paths: 0 (rank), a rank's messages on its node queue on
+     * its own path, one after another (its core copies them); 1 (pair),
+     * each pair of a node's ranks has a path of its own, and a rank's
+     * messages on the node take theirs at once (SimGrid's loopback, a
+     * FATPIPE). Only with node_levels (cs_model_pair_paths). */
+    int node_pairs;
+    /* Every message this model prices takes a path of its own, queueing
+     * behind none of its rank's others: a node's model (cs_model_on_node)
+     * where node_pairs is set, for a node's phase priced as one level. */
+    int own_paths;
     /* Seconds per byte through a node's link to the network, which the
      * messages its ranks send (receive) off the node at once share; 0: each
      * rank's own link, beta, is all (cs_model_at_level). */
@@ -224,6 +234,20 @@ static inline int cs_model_node_path(const cs_model *model)
     return model->node_levels && !model->ranks_per_node;
 }
 
+/* Does each pair of a node's ranks have a path of its own (model.node_paths
+ * pair), so that a rank's messages on its node do not queue on one? */
+static inline int cs_model_pair_paths(const cs_model *model)
+{
+    return model->node_pairs && cs_model_node_path(model);
+}
+
+/* Does a message (on its node: local) queue behind its rank's others, on
+ * the rank's path each way? Not where it has a path of its own. */
+static inline int cs_model_queues(const cs_model *model, int local)
+{
+    return !(model->own_paths || (local && cs_model_pair_paths(model)));
+}
+
 /* Does a message of `bytes` wait for its receiver (model.rendezvous_from)? */
 static inline int cs_model_rendezvous(const cs_model *model, size_t bytes)
 {
@@ -271,6 +295,7 @@ static inline cs_model cs_model_on_node(const cs_model *model)
     if (model->node_levels) {
         at.alpha = model->alpha_node;
         at.beta = model->beta_node;
+        at.own_paths = cs_model_pair_paths(model);
     }
     return at;
 }

@@ -19,6 +19,12 @@ const cs_config_doc cs_config_key_docs[] = {
      "α of a message between ranks of one node (one `MPI_COMM_TYPE_SHARED` communicator); setting it or "
      "`beta_node` makes the model two-level, `alpha` and `beta` then price messages between nodes"},
     {"model.beta_node", "seconds per byte, 0 to 1e9", "β of a message between ranks of one node, on a path of its own"},
+    {"model.node_paths", "`rank`, `pair`",
+     "how a rank's messages within its node share its path: `rank` (the default), one after another (its core "
+     "copies them in turn: a rank receiving from k ranks of its node at once takes k `beta_node` m); `pair`, each "
+     "pair of the node's ranks has a path of its own, and they go at once (a switch inside the node; SimGrid's "
+     "loopback). Only with `alpha_node` or `beta_node`. `collshim-calibrate --fit` measures it, several ranks of "
+     "a node sending to one at once against one alone"},
     {"model.beta_link", "seconds per byte, 0 to 1e9",
      "a node's link to the network, which the messages its ranks send off it at once share (each rank then "
      "sees the larger of `beta` and its share); 0 (the default): not shared. Applies to a node's ranks "

@@ -89,6 +89,15 @@ static int cs_set_placement(cs_yaml *y, const cs_key *key, yaml_node_t *value, v
     return 0;
 }
 
+/* node_paths: rank (0) or pair (1), whether a rank's messages on its node queue on one path. */
+static int cs_set_node_paths(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    static const char *const names[] = {"rank", "pair"};
+    CS_YAML_PARSE(y, value, path, "rank or pair",
+                  cs_parse_word(s, names, 2, &((cs_model *)obj)->node_pairs, why, sizeof why));
+    return 0;
+}
+
 /* link_share: world (0) or communicator (1), who else a communicator's nodes' links carry. */
 static int cs_set_link_share(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
@@ -322,6 +331,7 @@ static const cs_key cs_model_keys[] = {
     {"overhead", cs_set_cost, offsetof(cs_model, overhead), 0, NULL},
     {"alpha_node", cs_set_node_cost, offsetof(cs_model, alpha_node), 0, NULL},
     {"beta_node", cs_set_node_cost, offsetof(cs_model, beta_node), 0, NULL},
+    {"node_paths", cs_set_node_paths, offsetof(cs_model, node_pairs), 0, NULL},
     {"beta_link", cs_set_cost, offsetof(cs_model, beta_link), 0, NULL},
     {"beta_core", cs_set_cost, offsetof(cs_model, beta_core), 0, NULL},
     {"ranks_per_node", cs_set_ranks_per_node, offsetof(cs_model, ranks_per_node), 0, NULL},

@@ -108,6 +108,8 @@ int cs_config_write(FILE *f, const cs_config *cfg)
     if (mo->node_levels)
         fprintf(f, "  alpha_node: %s\n  beta_node: %s\n", cs_write_double(d[5], mo->alpha_node),
                 cs_write_double(d[6], mo->beta_node));
+    if (mo->node_pairs)
+        fprintf(f, "  node_paths: pair\n");
     fprintf(f, "  beta_link: %s\n", cs_write_double(d[0], mo->beta_link));
     if (mo->beta_core > 0.0)
         fprintf(f, "  beta_core: %s\n", cs_write_double(d[0], mo->beta_core));

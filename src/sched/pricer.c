@@ -9,7 +9,9 @@
  * before its receiver has begun the round waits, parked on that (receiver,
  * round), until the receiver's BEGIN releases it. A message between nodes
  * also queues its bytes on the network's core, one FIFO for all of them
- * (model->beta_core; cs_core_through).
+ * (model->beta_core; cs_core_through). A message on a path of its own
+ * (cs_model_queues: model.node_paths pair, on a node) queues on neither
+ * rank's path.
  */
 #include <stdlib.h>
 
@@ -184,9 +186,11 @@ static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
     const double beta = local ? mo->beta_node : mo->beta, alpha = cs_latency(mo, rank, to, local);
-    double *busy = &c->link_free[local && cs_model_node_path(mo) ? CS_LINK_NODE
-                                 : local                         ? CS_LINK_NET
-                                                                 : cs_link_out(mo, rank, to)];
+    double own = 0.0; /* a path of its own (cs_model_queues): free when posted */
+    double *busy = !cs_model_queues(mo, local)       ? &own
+                   : local && cs_model_node_path(mo) ? &c->link_free[CS_LINK_NODE]
+                   : local                           ? &c->link_free[CS_LINK_NET]
+                                                     : &c->link_free[cs_link_out(mo, rank, to)];
     const double leave = t > *busy ? t : *busy;
     *busy = leave + beta * (double)bytes;
     if (*busy > c->ready)
@@ -298,9 +302,11 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     if (e->round >= pr->scheds[e->rank].nrounds)
         return -1; /* a message for a round the receiver does not have */
     const double beta = e->local ? mo->beta_node : mo->beta;
-    double *busy = &c->in_free[e->local && cs_model_node_path(mo) ? CS_LINK_NODE
-                               : e->local                         ? CS_LINK_NET
-                                                                  : cs_link_in(mo, e->from, e->rank)];
+    double own = 0.0; /* a path of its own (cs_model_queues): free when it arrives */
+    double *busy = !cs_model_queues(mo, e->local)       ? &own
+                   : e->local && cs_model_node_path(mo) ? &c->in_free[CS_LINK_NODE]
+                   : e->local                           ? &c->in_free[CS_LINK_NET]
+                                                        : &c->in_free[cs_link_in(mo, e->from, e->rank)];
     const double start = e->t > *busy ? e->t : *busy;
     *busy = start + beta * (double)e->bytes;
     double done = *busy;

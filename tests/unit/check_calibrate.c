@@ -901,6 +901,7 @@ START_TEST(test_write_every_key)
     cfg.model.node_levels = 1;
     cfg.model.alpha_node = 2e-7;
     cfg.model.beta_node = 5e-11;
+    cfg.model.node_pairs = 1;             /* model.node_paths pair: written only then */
     cfg.model.ranks_per_node = 8;         /* a fat tree's leaf */
     cfg.model.beta_core = 8e-10;          /* a backbone: written only where there is one */
     cfg.model.rendezvous_from = 1;        /* SimGrid's: every message */
@@ -920,6 +921,7 @@ START_TEST(test_write_every_key)
     ck_assert_int_eq(back.model.ranks_per_node, 8);
     ck_assert(back.model.rendezvous_from == 1);
     ck_assert_int_eq(back.model.link_own, 1);
+    ck_assert_int_eq(back.model.node_pairs, 1);
     ck_assert(yaml_parser_initialize(&parser));
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
     ck_assert(yaml_parser_load(&parser, &doc));

@@ -118,6 +118,7 @@ START_TEST(test_good_file)
     ck_assert(cfg.model.overhead == 3.0e-7 && cfg.model.margin == 0.25);
     ck_assert_int_eq(cfg.model.library, CS_LIBRARY_OPENMPI);
     ck_assert(cfg.model.node_levels && cfg.model.alpha_node == 4.0e-7 && cfg.model.beta_node == 1.0e-10);
+    ck_assert_int_eq(cfg.model.node_pairs, 1);
     ck_assert(cfg.model.beta_link == 6.0e-11 && cfg.model.beta_core == 8.0e-10);
     ck_assert_int_eq(cfg.model.ranks_per_node, 16);
     ck_assert(cfg.model.rendezvous_from == 65536);
@@ -240,9 +241,9 @@ static const struct bad_case {
      "window, strict, reproducible)",
      0},
     {"bad_nested_key.yaml", 3, 3,
-     "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, beta_link, "
-     "beta_core, ranks_per_node, placement, link_share, rendezvous_from, distance, alpha_hop, margin, library, "
-     "library_rules)",
+     "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, node_paths, "
+     "beta_link, beta_core, ranks_per_node, placement, link_share, rendezvous_from, distance, alpha_hop, margin, "
+     "library, library_rules)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},
@@ -259,6 +260,7 @@ static const struct bad_case {
     {"bad_rendezvous_from.yaml", 2, 20, "model.rendezvous_from: must be >= 0, got '-1'", 0},
     {"bad_distance.yaml", 2, 13, "model.distance: expected none, xor or difference, got 'torus'", 0},
     {"bad_link_share.yaml", 2, 15, "model.link_share: expected world or communicator, got 'grid'", 0},
+    {"bad_node_paths.yaml", 2, 15, "model.node_paths: expected rank or pair, got 'core'", 0},
     {"bad_placement.yaml", 2, 14, "model.placement: expected block or cyclic, got 'round-robin'", 0},
     {"bad_alpha_hop.yaml", 3, 14, "model.alpha_hop: must be >= 0, got -1e-6", 0},
     {"bad_ranks_per_node.yaml", 2, 19, "model.ranks_per_node: expected a count of ranks, 0 to 1073741824, got '2.5'",

@@ -198,6 +198,38 @@ static int fit_node_link(const int *node_of, int *scratch, const cal_opts *o, cs
     return 0;
 }
 
+#define CAL_FAN_IN_SENDERS 4
+#define CAL_FAN_IN_BYTES 1048576
+
+/*
+ * Whether a rank's messages within its node queue on one path
+ * (model.node_paths): up to CAL_FAN_IN_SENDERS ranks of rank 0's node each
+ * send it a block at once (cs_cal_fan_in) against one alone. Queued, k
+ * blocks take about k times one; each on a path of its own, about one: pair
+ * where k of them take less than halfway, (1 + k) / 2 times one. node_of:
+ * world entries; from: scratch, CAL_FAN_IN_SENDERS entries.
+ */
+static int fit_node_paths(const int *node_of, int *from, const cal_opts *o, cs_model *m)
+{
+    int k = 0;
+    for (int r = 1; r < cal_world && k < CAL_FAN_IN_SENDERS; r++)
+        if (node_of[r] == node_of[0])
+            from[k++] = r;
+    if (k < 2)
+        return 0; /* fewer than three ranks on the node: nothing to tell */
+    const double one = cs_cal_fan_in(MPI_COMM_WORLD, from, 1, CAL_FAN_IN_BYTES, o->reps, o->target),
+                 all = cs_cal_fan_in(MPI_COMM_WORLD, from, k, CAL_FAN_IN_BYTES, o->reps, o->target);
+    if (one <= 0.0 || all < 0.0)
+        return one < 0.0 || all < 0.0 ? -1 : 0;
+    m->node_pairs = all < 0.5 * (1 + k) * one;
+    if (cal_rank == 0)
+        printf("# node_paths %s: %d ranks of a node each sending rank 0 %d bytes at once take %.2f times one alone "
+               "(%s)\n",
+               m->node_pairs ? "pair" : "rank", k, CAL_FAN_IN_BYTES, all / one,
+               m->node_pairs ? "each pair on a path of its own" : "one after another on the receiver's path");
+    return 0;
+}
+
 #define CAL_DISTANCE_PAIRS 6
 
 /*
@@ -406,6 +438,10 @@ int cal_fit_model(const cal_opts *o, cs_model *m)
     if (cal_rank == 0)
         printf("# model: alpha %.3e s, beta %.3e s/B, overhead %.3e s%s\n", m->alpha, m->beta, m->overhead,
                m->node_levels ? " (alpha_node, beta_node: the intra-node fit's)" : "");
+    if (m->node_levels && !m->ranks_per_node && fit_node_paths(node_of, scratch, o, m) != 0) {
+        free(node_of);
+        return -1;
+    }
     const int link = other_node >= 0 && same_node >= 0 ? fit_node_link(node_of, scratch, o, m) : 0;
     const int core = link == 0 && other_node >= 0 ? fit_core(node_of, scratch, o, inter.b, m) : link;
     const cs_fit pair01 = same_node == 1 ? intra : *take; /* ranks 0 and 1's, for the protocol */

@@ -176,7 +176,7 @@ double cs_cal_pingpong_pairs(MPI_Comm comm, const int *peer, int a, size_t bytes
     if (target > 0) /* a timing lasts: not a simulator */
         cs_cal_warm_up(comm, rank, other, buf, bytes);
     for (int r = -1; r < reps; r++) { /* r = -1: warm-up, and the calls per timing */
-        PMPI_Barrier(comm); /* every pair starts at once, and each pair in step */
+        PMPI_Barrier(comm);           /* every pair starts at once, and each pair in step */
         if (other >= 0)
             PMPI_Sendrecv(NULL, 0, MPI_BYTE, other, 1, NULL, 0, MPI_BYTE, other, 1, comm, MPI_STATUS_IGNORE);
         const double t0 = PMPI_Wtime();
@@ -293,11 +293,22 @@ static void cs_cal_fan_once(void *arg)
         PMPI_Waitall(n, a->req, a->st);
 }
 
+/* Half the time of once(arg), all ranks from a common start (common_start.h),
+ * the slowest rank's: calls enough for target seconds, median of reps. */
+static double cs_cal_half_round_trip(MPI_Comm comm, void (*once)(void *), void *arg, int reps, double target)
+{
+    double t[CS_CAL_MAX_REPS], slack = 1e-6;
+    const int global = cs_clock_is_global();
+    const double one = cs_timed_calls(comm, global, &slack, 1, once, arg);
+    const int calls = one > 0 && target / one < 100000.0 ? (int)(target / one) + 1 : 100000;
+    for (int r = 0; r < reps; r++)
+        t[r] = cs_timed_calls(comm, global, &slack, calls, once, arg) / 2.0;
+    return cs_cal_quantile(t, reps, 0.5);
+}
+
 double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
 {
     static cs_cal_fan_arg a; /* requests and statuses: too many for the stack */
-    double t[CS_CAL_MAX_REPS], slack = 1e-6;
-    const int global = cs_clock_is_global();
     a.comm = comm;
     a.bytes = bytes;
     PMPI_Comm_rank(comm, &a.rank);
@@ -316,12 +327,62 @@ double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
         return -1.0;
     }
     /* The slowest rank's time is rank 0's (its last receive ends the round trip); every rank gets it. */
-    const double one = cs_timed_calls(comm, global, &slack, 1, cs_cal_fan_once, &a);
-    const int calls = one > 0 && target / one < 100000.0 ? (int)(target / one) + 1 : 100000;
-    for (int r = 0; r < reps; r++)
-        t[r] = cs_timed_calls(comm, global, &slack, calls, cs_cal_fan_once, &a) / 2.0;
+    const double t = cs_cal_half_round_trip(comm, cs_cal_fan_once, &a, reps, target);
     free(a.buf);
-    return cs_cal_quantile(t, reps, 0.5);
+    return t;
+}
+
+typedef struct cs_cal_fan_in_arg {
+    MPI_Comm comm;
+    int rank, k, peer; /* peer: rank 0's, for a sender; -1: neither */
+    const int *from;
+    size_t bytes;
+    char *buf;
+    MPI_Request req[2 * CS_CAL_FAN_MAX];
+    MPI_Status st[2 * CS_CAL_FAN_MAX];
+} cs_cal_fan_in_arg;
+
+static void cs_cal_fan_in_once(void *arg)
+{
+    cs_cal_fan_in_arg *a = arg;
+    const int bytes = (int)a->bytes;
+    if (a->rank == 0) { /* every block in, then each returned */
+        for (int j = 0; j < a->k; j++)
+            PMPI_Irecv(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, a->from[j], 4, a->comm, &a->req[j]);
+        PMPI_Waitall(a->k, a->req, a->st);
+        for (int j = 0; j < a->k; j++)
+            PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, a->from[j], 4, a->comm, &a->req[j]);
+        PMPI_Waitall(a->k, a->req, a->st);
+    } else if (a->peer >= 0) {
+        PMPI_Irecv(a->buf + a->bytes, bytes, MPI_BYTE, 0, 4, a->comm, &a->req[0]);
+        PMPI_Isend(a->buf, bytes, MPI_BYTE, 0, 4, a->comm, &a->req[1]);
+        PMPI_Waitall(2, a->req, a->st);
+    }
+}
+
+double cs_cal_fan_in(MPI_Comm comm, const int *from, int k, size_t bytes, int reps, double target)
+{
+    static cs_cal_fan_in_arg a;
+    a.comm = comm;
+    a.bytes = bytes;
+    a.from = from;
+    a.k = k < CS_CAL_FAN_MAX ? k : CS_CAL_FAN_MAX;
+    PMPI_Comm_rank(comm, &a.rank);
+    a.peer = -1;
+    for (int j = 0; j < a.k; j++)
+        if (from[j] == a.rank)
+            a.peer = 0;
+    const size_t blocks = a.rank == 0 ? (size_t)a.k : a.peer >= 0 ? 2 : 0;
+    a.buf = malloc(blocks * bytes + 1);
+    int ok = a.buf != NULL, all;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        free(a.buf);
+        return -1.0;
+    }
+    const double t = cs_cal_half_round_trip(comm, cs_cal_fan_in_once, &a, reps, target);
+    free(a.buf);
+    return t;
 }
 
 /* The median over reps of the slowest rank's time of f(arg), all ranks at once. */

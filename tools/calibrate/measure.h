@@ -92,6 +92,12 @@ double cs_cal_late_receive(MPI_Comm comm, size_t bytes, int reps, int warm);
  * barrier), median of reps (every rank gets it); -1 if out of memory. */
 double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target);
 
+/* Half the round trip of k ranks from[0..k) (not 0, at most CS_CAL_FAN_MAX)
+ * each sending a `bytes`-byte block to rank 0 of comm at once, and rank 0,
+ * once it has them all, returning each: the slowest rank's time, median of
+ * reps (every rank of comm calls it and gets it); -1 if out of memory. */
+double cs_cal_fan_in(MPI_Comm comm, const int *from, int k, size_t bytes, int reps, double target);
+
 /* Seconds to memcpy `bytes` on every rank at once (the slowest; median of reps). */
 double cs_cal_copy(MPI_Comm comm, size_t bytes, int reps);
 

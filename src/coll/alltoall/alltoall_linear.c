@@ -64,7 +64,8 @@ static double cs_linear_round_cost(const cs_model *model, double n, double load,
 }
 
 /* The most blocks j in [lo, hi) (but j = 0) that one rank of p sends over,
- * or receives over, one of its links: on a hypercube (cs_link_out,
+ * or receives over, one of its links (1 where each message has a path of
+ * its own, cs_model_queues: cs_linear_round): on a hypercube (cs_link_out,
  * cs_link_in) they spread over a link per dimension, p / 2 on the busiest
  * of the whole exchange at p = 2^d; else all on its one link. */
 static int cs_linear_link_load(const cs_model *model, int p, int lo, int hi)
@@ -96,7 +97,8 @@ static int cs_linear_link_load(const cs_model *model, int p, int lo, int hi)
  * A batch of blocks j in [lo, hi) (but j = 0) on nodes of ppn ranks, seen
  * from a node's first rank: its n receives posted (o each), then its sends
  * in order, the blocks j < ppn first, to its own node (alpha_node,
- * beta_node, a path of their own, where the model has a node level), then
+ * beta_node, a path of their own, where the model has a node level, and
+ * one each where each pair has its own: model.node_paths pair), then
  * the others off it, where every rank of the node sends its own at once
  * (cs_model_off_node with ppn senders; the core, every rank's at once);
  * each path's last block is in after
@@ -111,7 +113,8 @@ static double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *
     const int n_off = n - n_on;
     const cs_model on = cs_model_on_node(model), off = cs_model_off_nodes(model, prob->ppn, prob->p);
     const double o = model->overhead;
-    const double t_on = n_on ? o * n + fmax(o * n_on, o + (n_on - 1) * on.beta * m) + on.alpha + on.beta * m : 0.0;
+    const int queued_on = cs_model_queues(model, 1) ? n_on : 1; /* pair paths: none behind another */
+    const double t_on = n_on ? o * n + fmax(o * n_on, o + (queued_on - 1) * on.beta * m) + on.alpha + on.beta * m : 0.0;
     const double t_off =
         n_off ? o * n + fmax(o * n, o * (n_on + 1) + (n_off - 1) * off.beta * m) + off.alpha + off.beta * m : 0.0;
     return fmax(t_on, t_off);
@@ -126,7 +129,8 @@ double cs_linear_round(const cs_model *given, const cs_problem *prob, int lo, in
         return cs_linear_round_on_nodes(model, prob, lo, hi, bytes);
     /* every rank's blocks through the network's core at once (none on one node) */
     const cs_model core = cs_model_through_core(model, prob->ppn > 1 ? 0 : prob->p);
-    return cs_linear_round_cost(&core, hi - lo - (lo == 0), cs_linear_link_load(model, prob->p, lo, hi), bytes);
+    const int load = cs_model_queues(model, 0) ? cs_linear_link_load(model, prob->p, lo, hi) : 1;
+    return cs_linear_round_cost(&core, hi - lo - (lo == 0), load, bytes);
 }
 
 static double cs_alltoall_linear_cost(const cs_model *model, const cs_problem *prob, const cs_params *params)

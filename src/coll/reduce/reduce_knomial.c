@@ -48,6 +48,9 @@
  * round's children all on the parent's node, all off it, or those below ppn
  * on it: r = 16 or 4 on nodes of 8; pricer suite); a radix whose rounds
  * straddle nodes (r = 5 on nodes of 8) is priced as if all were off them.
+ * Where each pair of a node's ranks has a path of its own (model.node_paths
+ * pair) the blocks from rank 0's node do not queue: each is in beta m after
+ * it arrives.
  * By rendezvous (model.rendezvous_from) a child's block leaves only once
  * rank 0 has begun the round that receives it: rank 0's rounds then run in
  * turn, round t's blocks leaving at the later of its start and their sends
@@ -95,16 +98,29 @@ typedef struct cs_knomial_msg {
 } cs_knomial_msg;
 
 /* Rank 0's link that the block of the child x ranks on takes: the node's
- * path, its one link, or on a hypercube the link of x's highest bit
+ * path, its one link, none (-1: a path of its own, model.node_paths pair),
+ * or on a hypercube the link of x's highest bit
  * (cs_link_in: the tree's parents are multiples of r d, so a child's rank
  * differs from its parent's in x's bits where r is a power of two; for
  * other radices the bits depend on where a subtree lies, and its blocks
  * are priced on one link, an upper bound). */
 static int cs_knomial_queue(const cs_model *mo, int on, long long x, int r)
 {
+    if (!cs_model_queues(mo, on))
+        return -1; /* a path of its own */
     if (on)
         return cs_model_node_path(mo) ? CS_LINK_NODE : CS_LINK_NET;
     return (r & (r - 1)) == 0 ? cs_link_in(mo, 0, (long)x) : CS_LINK_NET;
+}
+
+/* When a child's block is through rank 0's link q (link[q] its FIFO), beta_m after
+ * it gets there; on a path of its own (q < 0), beta_m after it arrives. */
+static double cs_knomial_through(double *link, const cs_knomial_msg *msg, double beta_m)
+{
+    if (msg->q < 0)
+        return msg->arrive + beta_m;
+    link[msg->q] = (msg->arrive > link[msg->q] ? msg->arrive : link[msg->q]) + beta_m;
+    return link[msg->q];
 }
 
 /* Is a round's j-th child (1 <= j < r) on its parent's node? */
@@ -173,9 +189,8 @@ static double cs_knomial_tree_rendezvous(const cs_model *mo, const cs_knomial_li
         }
         double in = start + c * mo->overhead;
         for (int i = 0; i < c; i++) {
-            const int on = msgs[i].on, q = msgs[i].q; /* rank 0's link it queues on */
-            link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
-            in = link[q] > in ? link[q] : in;
+            const double through = cs_knomial_through(link, &msgs[i], link_of[t].path[msgs[i].on].beta * m);
+            in = through > in ? through : in;
         }
         start = in + c * mo->gamma * m;
     }
@@ -210,9 +225,9 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
     }
     double link[CS_LINKS] = {0.0}, last[64] = {0}; /* rank 0's links, FIFO each (cs_knomial_queue) */
     for (int i = 0; i < nmsg; i++) {
-        const int on = msgs[i].on, t = msgs[i].round, q = msgs[i].q; /* rank 0's link it queues on */
-        link[q] = (msgs[i].arrive > link[q] ? msgs[i].arrive : link[q]) + link_of[t].path[on].beta * m;
-        last[t] = link[q] > last[t] ? link[q] : last[t];
+        const int t = msgs[i].round;
+        const double through = cs_knomial_through(link, &msgs[i], link_of[t].path[msgs[i].on].beta * m);
+        last[t] = through > last[t] ? through : last[t];
     }
     double t0 = 0.0;
     for (int t = 0; t < rounds; t++) {
