@@ -51,7 +51,12 @@
  *   Σ_i [(k_i - 1)(alpha + beta m p/k_i) + rho m p]
  * One phase: Direct's, (p - 1)(alpha + beta m) + rho m (in place rho m
  * (p - 1) on p = 2^d, rho m floor(p/2) otherwise), which leaves out the
- * paper's final shuffle, "redundant" (§2.3).
+ * paper's final shuffle, "redundant" (§2.3). alpha is alpha + 2o (two posts
+ * a round). On nodes of ppn ranks in blocks each phase at its level: a
+ * phase whose groups (k_i ranks W_i = k_1 .. k_{i-1} apart) each lie on one
+ * node takes alpha_node and beta_node, the others alpha and, every rank of
+ * a node sending off it at once, the larger of beta and ppn beta_link (and
+ * the core's share).
  */
 #include <ctype.h>
 #include <limits.h>
@@ -221,16 +226,37 @@ int cs_multiphase_build_radix(const cs_problem *prob, const int *radix, int n, i
     return s->error;
 }
 
+/* On nodes of ppn ranks in blocks: phase i's k - 1 rounds, each a message
+ * of m p / k and two posts, within a node where each group of k ranks W
+ * apart lies on one (cs_level_on_node), else off it with every rank of a
+ * node sending off it at once (a group that straddles nodes priced so);
+ * then the permutation, rho m p. */
+static double cs_mp_phases_on_nodes(const cs_model *model, const cs_problem *prob, const int *radix, int n)
+{
+    const double m = (double)prob->bytes, p = prob->p;
+    const cs_model on_node = cs_model_on_node(model), off_node = cs_model_off_nodes(model, prob->ppn, prob->p);
+    const cs_model on = cs_model_pairwise(&on_node), off = cs_model_pairwise(&off_node);
+    double t = 0.0;
+    for (int i = 0, W = 1; i < n; W *= radix[i], i++) {
+        const cs_model *at = cs_level_on_node(prob, W, radix[i]) ? &on : &off;
+        t += (radix[i] - 1) * (at->alpha + at->beta * m * (p / radix[i])) + model->rho * m * p;
+    }
+    return t;
+}
+
 double cs_multiphase_cost_radix(const cs_model *model, const cs_problem *prob, const int *radix, int n)
 {
     if (!cs_mp_radix_fit(prob->p, radix, n))
         return INFINITY;
     if (n <= 1)
         return cs_direct_cost(model, prob);
+    if (prob->ppn > 1 && prob->ppn < prob->p && cs_model_nodes(model, prob))
+        return cs_mp_phases_on_nodes(model, prob, radix, n);
     /* The line of the factorisation: the same that chooses it (model/factor.h);
-     * on one level, or a column's shared links (cs_model_one_level). */
+     * on one level, or a column's shared links (cs_model_one_level); two
+     * posts a round (cs_model_pairwise). */
     const cs_part_line line = cs_factor_line(prob->p, radix, n);
-    const cs_model at = cs_model_one_level(model, prob);
+    const cs_model level = cs_model_one_level(model, prob), at = cs_model_pairwise(&level);
     return cs_part_line_cost(&at, &line, (double)prob->bytes);
 }
 
@@ -393,10 +419,9 @@ static void cs_alltoall_multiphase_tune(const cs_model *given, const cs_problem 
 
 static double cs_alltoall_multiphase_cost(const cs_model *given, const cs_problem *prob, const cs_params *params)
 {
-    const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     if (params->factors)
-        return cs_multiphase_cost_radix(model, prob, params->parts, params->nparts);
-    return cs_multiphase_cost(model, prob, params->parts, params->nparts);
+        return cs_multiphase_cost_radix(given, prob, params->parts, params->nparts);
+    return cs_multiphase_cost(given, prob, params->parts, params->nparts);
 }
 
 static int cs_alltoall_multiphase_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)

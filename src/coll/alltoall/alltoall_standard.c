@@ -26,8 +26,7 @@ static double cs_alltoall_standard_cost(const cs_model *model, const cs_problem 
 {
     int parts[CS_MAX_PARTS];
     const int d = cs_standard_parts(prob->p, parts);
-    const cs_model pairwise = cs_model_pairwise(model);
-    return cs_multiphase_cost(&pairwise, prob, parts, d);
+    return cs_multiphase_cost(model, prob, parts, d);
 }
 
 static int cs_alltoall_standard_build(const cs_problem *prob, const cs_params *params, int rank, cs_sched *s)

@@ -9,13 +9,14 @@
 
 #include "coll/coll.h"
 
-
 /* The schedule of one rank for parts[0..nparts), phase i on the next parts[i]
  * bits of the rank from the lowest up. MPI_ERR_ARG unless the parts sum to
  * log2 p. One part (or none, p = 1) is Direct's schedule. */
 int cs_multiphase_build(const cs_problem *prob, const int *parts, int nparts, int rank, cs_sched *s);
 
-/* Its closed-form cost (INFINITY if the parts do not fit p). */
+/* Its closed-form cost (INFINITY if the parts do not fit p): each round's
+ * alpha with its two posts (cs_model_pairwise, here), on nodes each phase
+ * at its level. */
 double cs_multiphase_cost(const cs_model *model, const cs_problem *prob, const int *parts, int nparts);
 
 /* The same over a mixed radix: phase i exchanges among the radix[i] ranks
