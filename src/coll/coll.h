@@ -174,25 +174,51 @@ static inline int cs_alg_map_priced(const cs_model *model, const cs_problem *pro
  * decisions are made once and kept. */
 double cs_alg_price_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob, const cs_params *params);
 
+/* The problem a flat row's closed form prices on a map of uneven nodes that
+ * the event pricer does not price (beyond cs_alg_map_priced's sizes): where
+ * rank r is on node r / b for every r (blocks of b, the last node part
+ * full, as mpiexec places a p that b does not divide), prob with ppn b,
+ * whose closed forms find each rank's node so; otherwise prob as it is
+ * (one level). The compositions price such maps themselves. O(p). */
+static inline cs_problem cs_alg_map_shape(const cs_alg *alg, const cs_model *model, const cs_problem *prob)
+{
+    cs_problem shaped = *prob;
+    if ((alg->requires & CS_REQ_NODES) || !cs_model_map_uneven(model, prob))
+        return shaped;
+    int b = 1;
+    while (b < prob->p && prob->node[b] == 0)
+        b++;
+    for (int r = b; r < prob->p; r++)
+        if (prob->node[r] != r / b)
+            return shaped;
+    shaped.ppn = b;
+    return shaped;
+}
+
 /* The cost of a row with its parameters: cs_alg_price_map's on a map of
- * uneven nodes where it prices, else the closed form's. */
+ * uneven nodes where it prices, else the closed form's (cs_alg_map_shape). */
 static inline double cs_alg_cost_on_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
                                         const cs_params *params)
 {
     const double on_map = cs_alg_map_priced(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
-    return on_map >= 0.0 ? on_map : alg->cost(model, prob, params);
+    if (on_map >= 0.0)
+        return on_map;
+    const cs_problem shaped = cs_alg_map_shape(alg, model, prob);
+    return alg->cost(model, &shaped, params);
 }
 
 /* The cost of a row with its parameters, or a price at or above stop where
  * it cannot be cheaper (a row with cost_within stops pricing there); on a
- * map of uneven nodes, cs_alg_price_map's where it prices. */
+ * map of uneven nodes, cs_alg_price_map's where it prices, else the closed
+ * form's (cs_alg_map_shape). */
 static inline double cs_alg_cost_within(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
                                         const cs_params *params, double stop)
 {
     const double on_map = cs_alg_map_priced(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
     if (on_map >= 0.0)
         return on_map;
-    return alg->cost_within ? alg->cost_within(model, prob, params, stop) : alg->cost(model, prob, params);
+    const cs_problem shaped = cs_alg_map_shape(alg, model, prob);
+    return alg->cost_within ? alg->cost_within(model, &shaped, params, stop) : alg->cost(model, &shaped, params);
 }
 
 /* One CS_REQ_* flag in words, as decisions give it ("needs p a power of two"); NULL if unknown. */
