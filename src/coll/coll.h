@@ -126,6 +126,9 @@ typedef struct cs_alg {
      * some machines (the linear allreduce: a node's link shared by its
      * ranks, a path of several hops). */
     int rules_only;
+    /* Nonzero: its closed form sees one level, so on a node map the event
+     * pricer prices it wherever it prices maps (cs_alg_priced_on_map). */
+    int one_level;
 } cs_alg;
 
 /*
@@ -166,6 +169,18 @@ static inline int cs_alg_map_priced(const cs_model *model, const cs_problem *pro
            prob->p <= (prob->coll == CS_COLL_ALLTOALL ? CS_MAP_PRICED_ALLTOALL_MAX : CS_MAP_PRICED_MAX);
 }
 
+/* Is this row of prob priced by the event pricer on the node map: on a map
+ * of uneven nodes, or on blocks of several ranks a node for a row whose
+ * closed form sees one level (cs_alg.one_level; one rank a node is one
+ * level, cs_model_one_level), up to cs_alg_map_priced's sizes? */
+static inline int cs_alg_priced_on_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob)
+{
+    if (cs_alg_map_priced(model, prob))
+        return 1;
+    return alg->one_level && prob->node && prob->ppn > 1 && prob->ppn < prob->p && cs_model_nodes(model, prob) &&
+           prob->p <= (prob->coll == CS_COLL_ALLTOALL ? CS_MAP_PRICED_ALLTOALL_MAX : CS_MAP_PRICED_MAX);
+}
+
 /* A row on a node map that is not blocks of one size (cs_model_map_uneven),
  * which its closed form does not see: the critical path of its schedules
  * on the map (sched/pricer.h), built for every rank (price_map.c); -1 where
@@ -200,7 +215,7 @@ static inline cs_problem cs_alg_map_shape(const cs_alg *alg, const cs_model *mod
 static inline double cs_alg_cost_on_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
                                         const cs_params *params)
 {
-    const double on_map = cs_alg_map_priced(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
+    const double on_map = cs_alg_priced_on_map(alg, model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
     if (on_map >= 0.0)
         return on_map;
     const cs_problem shaped = cs_alg_map_shape(alg, model, prob);
@@ -214,7 +229,7 @@ static inline double cs_alg_cost_on_map(const cs_alg *alg, const cs_model *model
 static inline double cs_alg_cost_within(const cs_alg *alg, const cs_model *model, const cs_problem *prob,
                                         const cs_params *params, double stop)
 {
-    const double on_map = cs_alg_map_priced(model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
+    const double on_map = cs_alg_priced_on_map(alg, model, prob) ? cs_alg_price_map(alg, model, prob, params) : -1.0;
     if (on_map >= 0.0)
         return on_map;
     const cs_problem shaped = cs_alg_map_shape(alg, model, prob);

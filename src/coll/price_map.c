@@ -1,6 +1,7 @@
 /*
- * A row priced on a node map of uneven nodes (coll.h, cs_alg_price_map):
- * every rank's schedule built, and the event pricer run on the map.
+ * A row priced on a node map (coll.h, cs_alg_price_map: uneven nodes, or a
+ * row whose closed form sees one level): every rank's schedule built, and
+ * the event pricer run on the map.
  */
 #include <stdlib.h>
 

@@ -1071,6 +1071,46 @@ START_TEST(test_part_full_shape)
 }
 END_TEST
 
+/* A row whose closed form sees one level (the windowed allreduce) on nodes
+ * of one size: priced by the event pricer on the map up to 128 ranks (2
+ * nodes of 32, 1 MiB: each round's messages off a node share its link,
+ * which one level leaves out), past that by the closed form. */
+START_TEST(test_one_level_on_map)
+{
+    extern const cs_alg cs_allreduce_windowed;
+    const cs_model *mo = &node_models[7];
+    for (int p = 64; p <= 192; p += 128) {
+        int *node = malloc((size_t)p * sizeof *node);
+        for (int r = 0; r < p; r++)
+            node[r] = r / 32;
+        const cs_problem prob = {.coll = CS_COLL_ALLREDUCE,
+                                 .p = p,
+                                 .count = 262144,
+                                 .elem = 4,
+                                 .bytes = 1048576,
+                                 .ppn = 32,
+                                 .node = node,
+                                 .nodes = p / 32,
+                                 .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE | CS_PROB_EXACT | CS_PROB_NODE_RANGES};
+        cs_params params;
+        cs_params_init(&params);
+        const double closed = cs_allreduce_windowed.cost(mo, &prob, &params),
+                     priced = cs_alg_cost_on_map(&cs_allreduce_windowed, mo, &prob, &params);
+        if (p <= CS_MAP_PRICED_MAX) {
+            cs_sched *s = sim_scheds_new(p);
+            for (int r = 0; r < p; r++)
+                ck_assert_int_eq(cs_allreduce_windowed.build(&prob, &params, r, &s[r]), 0);
+            ck_assert_double_eq(priced, cs_price_critical_path_map(mo, s, p, node, prob.nodes, NULL));
+            ck_assert_msg(priced > 2 * closed, "p=%d: on the map %.3g, one level %.3g", p, priced, closed);
+            sim_scheds_free(s, p);
+        } else {
+            ck_assert_double_eq(priced, closed);
+        }
+        free(node);
+    }
+}
+END_TEST
+
 static void jobs_make(void)
 {
     static const int above[] = {96, 100, 128};
@@ -1106,6 +1146,7 @@ Suite *make_pricer_suite(void)
     tcase_add_test(tc, test_fan_in);
     tcase_add_test(tc, test_fan_in_pairs);
     tcase_add_test(tc, test_part_full_shape);
+    tcase_add_test(tc, test_one_level_on_map);
     tcase_add_test(tc, test_wait);
     tcase_add_test(tc, test_rendezvous);
     tcase_add_test(tc, test_node_levels);

@@ -23,6 +23,10 @@
  * read twice). The cost function counts them on the schedules of a one-byte
  * vector, which scale with m: exact; O(p log p) once per p and model
  * (cs_window_price keeps the per-rank coefficients), then O(p) per size.
+ * On one level: on a map of several nodes the event pricer prices it
+ * (cs_alg_priced_on_map, up to 128 ranks; a round's messages off a node
+ * share its link: at p = 64 on two nodes of 32, 1 MiB, the closed form
+ * said 0.47 ms and SimGrid took 3.95).
  */
 #include <math.h>
 #include <mpi.h>
@@ -53,4 +57,5 @@ const cs_alg cs_allreduce_windowed = {
     .requires = CS_REQ_COMMUTATIVE | CS_REQ_EXACT | CS_REQ_CONTIG,
     .cost = cs_allreduce_windowed_cost,
     .build = cs_allreduce_windowed_build,
+    .one_level = 1,
 };
