@@ -73,6 +73,11 @@ check-smpi: smpi
 	scripts/collshim-scale --quick --platform fattree-64 --build $(B) --out $(B)/scale-fattree
 	@grep -q '^  ranks_per_node: 8$$' $(B)/scale-fattree/fit.fattree-64.16.plain.yaml || \
 	    { echo "check-smpi: --fit did not take fattree-64's leaf switches (8 ranks) as nodes" >&2; exit 1; }
+	@# a multi-core node's loopback takes a rank's messages at once: --fit's node_paths pair
+	scripts/collshim-scale --quick --platform multicore --colls reduce --build $(B) \
+	    --out $(B)/scale-multicore
+	@grep -q '^  node_paths: pair$$' $(B)/scale-multicore/fit.multicore.16.plain.yaml || \
+	    { echo "check-smpi: --fit did not find multicore's node paths per pair" >&2; exit 1; }
 	@# the placements: --plan placements parses and places its points; ranks round robin on
 	@# multi-core nodes (the script stops where the benchmark's node map, MPI_COMM_TYPE_SHARED as
 	@# collshim sees it, is not cyclic), and the benchmark's column communicators (-C column)

@@ -294,15 +294,23 @@ static void cs_cal_fan_once(void *arg)
 }
 
 /* Half the time of once(arg), all ranks from a common start (common_start.h),
- * the slowest rank's: calls enough for target seconds, median of reps. */
-static double cs_cal_half_round_trip(MPI_Comm comm, void (*once)(void *), void *arg, int reps, double target)
+ * the slowest rank's: calls enough for target seconds, median of reps; -1
+ * where a rank has no buf (malloc failed). Frees buf. */
+static double cs_cal_half_round_trip(MPI_Comm comm, char *buf, void (*once)(void *), void *arg, int reps, double target)
 {
     double t[CS_CAL_MAX_REPS], slack = 1e-6;
+    int ok = buf != NULL, all;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (!all) {
+        free(buf);
+        return -1.0;
+    }
     const int global = cs_clock_is_global();
     const double one = cs_timed_calls(comm, global, &slack, 1, once, arg);
     const int calls = one > 0 && target / one < 100000.0 ? (int)(target / one) + 1 : 100000;
     for (int r = 0; r < reps; r++)
         t[r] = cs_timed_calls(comm, global, &slack, calls, once, arg) / 2.0;
+    free(buf);
     return cs_cal_quantile(t, reps, 0.5);
 }
 
@@ -320,16 +328,8 @@ double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
     a.mine = a.rank <= 1 ? k : 0;
     a.buf = malloc(2 * (size_t)(a.mine + 1) * (bytes + 1));
     a.in = a.rank ? a.buf : a.buf + (size_t)a.mine * bytes;
-    int ok = a.buf != NULL, all;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        free(a.buf);
-        return -1.0;
-    }
     /* The slowest rank's time is rank 0's (its last receive ends the round trip); every rank gets it. */
-    const double t = cs_cal_half_round_trip(comm, cs_cal_fan_once, &a, reps, target);
-    free(a.buf);
-    return t;
+    return cs_cal_half_round_trip(comm, a.buf, cs_cal_fan_once, &a, reps, target);
 }
 
 typedef struct cs_cal_fan_in_arg {
@@ -374,15 +374,7 @@ double cs_cal_fan_in(MPI_Comm comm, const int *from, int k, size_t bytes, int re
             a.peer = 0;
     const size_t blocks = a.rank == 0 ? (size_t)a.k : a.peer >= 0 ? 2 : 0;
     a.buf = malloc(blocks * bytes + 1);
-    int ok = a.buf != NULL, all;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        free(a.buf);
-        return -1.0;
-    }
-    const double t = cs_cal_half_round_trip(comm, cs_cal_fan_in_once, &a, reps, target);
-    free(a.buf);
-    return t;
+    return cs_cal_half_round_trip(comm, a.buf, cs_cal_fan_in_once, &a, reps, target);
 }
 
 /* The median over reps of the slowest rank's time of f(arg), all ranks at once. */
