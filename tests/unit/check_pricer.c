@@ -1111,6 +1111,53 @@ START_TEST(test_one_level_on_map)
 }
 END_TEST
 
+/* A k-nomial tree whose rounds straddle the nodes (r = 6 on nodes of 32 at
+ * p = 128) is priced by the event pricer on the map, exactly; one that lines
+ * up with them (r = 4) by its closed form, the same as without the map; and
+ * without the map, r = 6 as if its children were all off the node (more). */
+START_TEST(test_knomial_straddling_on_map)
+{
+    const cs_model *mo = &node_models[7];
+    const int p = 128;
+    int node[128];
+    for (int r = 0; r < p; r++)
+        node[r] = r / 32;
+    cs_problem prob = {.coll = CS_COLL_REDUCE,
+                       .p = p,
+                       .count = 65536,
+                       .elem = 4,
+                       .bytes = 262144,
+                       .ppn = 32,
+                       .node = node,
+                       .nodes = 4,
+                       .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE | CS_PROB_NODE_RANGES};
+    cs_problem bare = prob;
+    bare.node = NULL;
+    bare.nodes = 0;
+    cs_sched *s = sim_scheds_new(p);
+    for (int radix = 4; radix <= 6; radix += 2) {
+        cs_params params;
+        cs_params_init(&params);
+        params.radix = radix;
+        for (int r = 0; r < p; r++) {
+            cs_sched_reset(&s[r]);
+            ck_assert_int_eq(cs_reduce_knomial.build(&prob, &params, r, &s[r]), 0);
+        }
+        const double on_map = cs_reduce_knomial.cost(mo, &prob, &params),
+                     without = cs_reduce_knomial.cost(mo, &bare, &params),
+                     event = cs_price_critical_path_map(mo, s, p, node, prob.nodes, NULL);
+        if (radix == 6) {
+            ck_assert_double_eq(on_map, event);
+            ck_assert_msg(without > 1.3 * event, "r=6: without the map %.4g, the pricer %.4g", without, event);
+        } else {
+            ck_assert_double_eq(on_map, without);
+            ck_assert_msg(fabs(on_map / event - 1) < 1e-9, "r=4: closed %.6g, pricer %.6g", on_map, event);
+        }
+    }
+    sim_scheds_free(s, p);
+}
+END_TEST
+
 static void jobs_make(void)
 {
     static const int above[] = {96, 100, 128};
@@ -1147,6 +1194,7 @@ Suite *make_pricer_suite(void)
     tcase_add_test(tc, test_fan_in_pairs);
     tcase_add_test(tc, test_part_full_shape);
     tcase_add_test(tc, test_one_level_on_map);
+    tcase_add_test(tc, test_knomial_straddling_on_map);
     tcase_add_test(tc, test_wait);
     tcase_add_test(tc, test_rendezvous);
     tcase_add_test(tc, test_node_levels);
