@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     const int reps = argc > 1 ? atoi(argv[1]) : 9;
     const char *file = argc > 2 && strcmp(argv[2], "-") ? argv[2] : NULL;
     const int ppn = argc > 3 ? atoi(argv[3]) : 0;
-    static const int ps[] = {16, 96, 1000, 1024, 65535, 65536};
+    static const int ps[] = {16, 64, 96, 128, 1000, 1024, 65535, 65536};
     static const size_t sizes[] = {8, 4096};
     static const cs_coll colls[] = {CS_COLL_ALLTOALL, CS_COLL_ALLREDUCE, CS_COLL_REDUCE};
     cs_config cfg, forced;
@@ -82,8 +82,12 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 const size_t elem = colls[c] == CS_COLL_ALLTOALL ? 1 : 8;
-                const cs_problem prob = {.coll = colls[c], .p = ps[i], .count = sizes[s] / elem, .elem = elem,
-                                         .bytes = sizes[s], .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE,
+                const cs_problem prob = {.coll = colls[c],
+                                         .p = ps[i],
+                                         .count = sizes[s] / elem,
+                                         .elem = elem,
+                                         .bytes = sizes[s],
+                                         .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE,
                                          .ppn = ppn > 1 && ps[i] % ppn == 0 ? ppn : 0};
                 double first[64], later[64], native[64];
                 cs_decision d;

@@ -11,18 +11,26 @@
 
 /* A breakpoint entry as one number: the table index and the tuned
  * parameters that a call would otherwise tune again (select.h). */
+/* A parameter as one byte of the key: v where 1 <= v < 256, else 0 (none). */
+static long cs_bp_byte(int v)
+{
+    return v >= 1 && v < 256 ? v : 0;
+}
+
 static long cs_bp_key(int alg, const cs_params *params)
 {
-    const long radix = params->radix >= 2 && params->radix < 256 ? params->radix : 0;
-    const long k1 = params->k >= 0 && params->k < 255 ? params->k + 1 : 0;
-    const long rmax = params->rmax >= 3 && params->rmax < 256 ? params->rmax : 0;
-    return alg + (radix << 8) + (k1 << 16) + (rmax << 24);
+    const long radix = params->radix >= 2 ? cs_bp_byte(params->radix) : 0;
+    const long k1 = params->k >= 0 ? cs_bp_byte(params->k + 1) : 0;
+    const long rmax = params->rmax >= 3 ? cs_bp_byte(params->rmax) : 0;
+    return alg + (radix << 8) + (k1 << 16) + (rmax << 24) + (cs_bp_byte(params->sub) << 32) +
+           (cs_bp_byte(params->node_radix) << 40) + (cs_bp_byte(params->node_level) << 48);
 }
 
 /* Entry i of bp as the key cs_bp_key made it from. */
 long cs_bp_entry_key(const cs_breakpoints *bp, int i)
 {
-    return bp->alg[i] + ((long)bp->radix[i] << 8) + ((long)bp->k1[i] << 16) + ((long)bp->rmax[i] << 24);
+    return bp->alg[i] + ((long)bp->radix[i] << 8) + ((long)bp->k1[i] << 16) + ((long)bp->rmax[i] << 24) +
+           ((long)bp->sub[i] << 32) + ((long)bp->node_radix[i] << 40) + ((long)bp->node_level[i] << 48);
 }
 
 /* The table index a breakpoint key holds, and its parameters on fresh
@@ -30,9 +38,14 @@ long cs_bp_entry_key(const cs_breakpoints *bp, int i)
 int cs_bp_key_params(long key, cs_params *params)
 {
     const int radix = (int)((key >> 8) & 0xff), k1 = (int)((key >> 16) & 0xff), rmax = (int)((key >> 24) & 0xff);
+    const int sub = (int)((key >> 32) & 0xff), node_radix = (int)((key >> 40) & 0xff),
+              node_level = (int)((key >> 48) & 0xff);
     params->radix = radix ? radix : params->radix;
     params->k = k1 ? k1 - 1 : params->k;
     params->rmax = rmax ? rmax : params->rmax;
+    params->sub = sub ? sub : params->sub;
+    params->node_radix = node_radix ? node_radix : params->node_radix;
+    params->node_level = node_level ? node_level : params->node_level;
     return (int)(key & 0xff);
 }
 
@@ -117,6 +130,9 @@ static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, long key)
     bp->radix[bp->n] = (unsigned char)(key >> 8);
     bp->k1[bp->n] = (unsigned char)(key >> 16);
     bp->rmax[bp->n] = (unsigned char)(key >> 24);
+    bp->sub[bp->n] = (unsigned char)(key >> 32);
+    bp->node_radix[bp->n] = (unsigned char)(key >> 40);
+    bp->node_level[bp->n] = (unsigned char)(key >> 48);
     bp->alg[bp->n++] = (unsigned char)key;
 }
 

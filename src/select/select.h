@@ -19,8 +19,11 @@ typedef struct cs_breakpoints {
     unsigned char alg[CS_BP_MAX]; /* index in the collective's table; 0: the library's, as cheap */
     /* The parameters tune chose there, so that a call tunes nothing: the
      * radix (bruck, knomial; 0: none), split stages k + 1 (0: none), ring
-     * size rmax (0: none). A change of any starts an entry of its own. */
+     * size rmax (0: none), and a composition's row across the nodes (sub;
+     * 0: none), its node level's radix and path (node_radix, node_level).
+     * A change of any starts an entry of its own. */
     unsigned char radix[CS_BP_MAX], k1[CS_BP_MAX], rmax[CS_BP_MAX];
+    unsigned char sub[CS_BP_MAX], node_radix[CS_BP_MAX], node_level[CS_BP_MAX];
     const cs_alg *passed; /* when none of ours can run: the first, */
     const char *declined; /* and the restriction that stops it */
 } cs_breakpoints;

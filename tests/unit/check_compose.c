@@ -360,6 +360,66 @@ START_TEST(test_leader_node_level)
 }
 END_TEST
 
+/* A decision that a breakpoint holds is a lookup: where the model chose a
+ * composition, the breakpoint keeps its row across the nodes and its node
+ * level (params sub, node_radix, node_level), so a call tunes nothing; the
+ * parameters it runs are those a full tune finds for the call. Blocks of 8
+ * at p = 64 and of 32 at p = 128, allreduce and reduce from 8 B to 4 MiB. */
+START_TEST(test_decision_keeps_composition)
+{
+    static const struct {
+        int p, ppn;
+    } maps[] = {{64, 8}, {128, 32}};
+    const cs_coll colls[] = {CS_COLL_ALLREDUCE, CS_COLL_REDUCE};
+    int composed = 0;
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        const int p = maps[i].p, ppn = maps[i].ppn;
+        int *node = malloc((size_t)p * sizeof *node);
+        for (int r = 0; r < p; r++)
+            node[r] = r / ppn;
+        for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
+            cs_config cfg;
+            cs_config_defaults(&cfg);
+            cfg.model = compose_models[1];
+            static cs_select_cache cache;
+            memset(&cache, 0, sizeof cache);
+            for (size_t bytes = 8; bytes <= 4u << 20; bytes *= 8) {
+                const cs_problem prob = {.coll = colls[c],
+                                         .p = p,
+                                         .count = bytes,
+                                         .elem = 1,
+                                         .bytes = bytes,
+                                         .ppn = ppn,
+                                         .node = node,
+                                         .nodes = p / ppn,
+                                         .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE | CS_PROB_NODE_RANGES};
+                cs_decision d;
+                cs_select(&cfg, &cache, &prob, &d);
+                if (!(d.alg->requires & CS_REQ_NODES))
+                    continue;
+                composed++;
+                const cs_breakpoints *bp = &cache.bp[colls[c]][1]; /* the commutative variant */
+                const int entry = cs_breakpoints_entry(bp, bytes);
+                ck_assert_int_eq(bp->sub[entry], d.params.sub); /* held, not tuned again */
+                ck_assert_int_eq(bp->node_radix[entry], d.params.node_radix);
+                cs_params full;
+                cs_params_init(&full);
+                d.alg->tune(&cfg.model, &prob, &full);
+                ck_assert_msg(d.params.sub > 0 && d.params.sub == full.sub && d.params.node_radix == full.node_radix &&
+                                  d.params.node_level == full.node_level && d.params.radix == full.radix &&
+                                  d.params.k == full.k,
+                              "%s %s p=%d %zu B: sub %d/%d node_radix %d/%d node_level %d/%d radix %d/%d k %d/%d",
+                              cs_coll_name(colls[c]), d.alg->name, p, bytes, d.params.sub, full.sub,
+                              d.params.node_radix, full.node_radix, d.params.node_level, full.node_level,
+                              d.params.radix, full.radix, d.params.k, full.k);
+            }
+        }
+        free(node);
+    }
+    ck_assert_int_gt(composed, 2);
+}
+END_TEST
+
 Suite *make_compose_suite(void)
 {
     Suite *suite = suite_create("compose");
@@ -367,6 +427,7 @@ Suite *make_compose_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_leader_restrictions);
     tcase_add_test(tc, test_leader_node_level);
+    tcase_add_test(tc, test_decision_keeps_composition);
     tcase_add_loop_test(tc, test_leader_sim, 0, COMPOSE_MAX_P);
     tcase_add_loop_test(tc, test_leader_price, 0, 65);
     suite_add_tcase(suite, tc);

@@ -30,9 +30,14 @@ void cs_compose_leaders(const cs_problem *prob, int *out)
             out[seen++] = r;
 }
 
-/* The fewest and the most ranks any node holds (0 where none is known). */
+/* The fewest and the most ranks any node holds (0 where none is known):
+ * ppn on blocks of one size, else counted on the map. */
 static void cs_compose_sizes(const cs_problem *prob, int *least, int *most)
 {
+    if (prob->ppn > 1) {
+        *least = *most = prob->ppn;
+        return;
+    }
     const int nodes = cs_compose_nodes(prob);
     int *count = calloc((size_t)(nodes > 0 ? nodes : 1), sizeof *count);
     for (int r = 0; count && r < prob->p; r++)
@@ -189,6 +194,12 @@ const cs_alg *cs_compose_sub(cs_coll coll, const cs_params *params)
 
 double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *params)
 {
+    if (params->sub > 0) { /* given (a breakpoint's): its row's own tune, which keeps what is given */
+        const cs_alg *alg = cs_compose_sub(sub->coll, params);
+        if (alg && alg->tune)
+            alg->tune(off, sub, params);
+        return 0.0;
+    }
     int n;
     const cs_alg *const *table = cs_alg_table(sub->coll, &n);
     double best = INFINITY;
@@ -216,9 +227,17 @@ double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *pa
 void cs_compose_tune(const cs_model *model, const cs_problem *prob, cs_coll coll, int bcast, cs_params *params)
 {
     static const int radices[] = {2, 3, 4, 8};
-    params->sub = 0;
-    if (!cs_compose_applies(prob))
+    if (!cs_compose_applies(prob)) {
+        params->sub = 0;
         return;
+    }
+    if (params->sub > 0 && params->node_radix >= 2) { /* given (a breakpoint's): the row across alone */
+        const cs_model off = cs_compose_model_off(model, 1);
+        const cs_problem sub = cs_compose_leaders_problem(prob, coll);
+        cs_compose_pick(&off, &sub, params);
+        return;
+    }
+    params->sub = 0;
     const int most = cs_compose_largest(prob);
     double best = INFINITY;
     int radix = 2;

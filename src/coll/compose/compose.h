@@ -105,7 +105,9 @@ void cs_compose_tune(const cs_model *model, const cs_problem *prob, cs_coll coll
 
 /* The cheapest row of ours for sub (not a composition, not rules_only, its
  * restrictions met) under off, tuned by its tune: its parameters into
- * params (node_radix kept), its index in params->sub (0: none); its price. */
+ * params (node_radix kept), its index in params->sub (0: none); its price.
+ * Where params->sub is given (a decision's breakpoint holds it), that row's
+ * tune alone, which keeps what is given: no search, no price (0). */
 double cs_compose_pick(const cs_model *off, const cs_problem *sub, cs_params *params);
 
 /* Do all nodes hold the same number of ranks (CS_REQ_NODE_EVEN)? */

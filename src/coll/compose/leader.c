@@ -151,7 +151,7 @@ void cs_compose_leader_tune(const cs_model *model, const cs_problem *prob, cs_pa
     const int given = params->node_level, bcast = prob->coll == CS_COLL_ALLREDUCE;
     cs_compose_tune(model, prob, prob->coll, bcast, params);
     params->node_level = given;
-    if (given || params->sub <= 0)
+    if (given || params->sub <= 0) /* the node level given (by the user, or a breakpoint's) */
         return;
     /* On a map the event pricer prices (cs_alg_price_map), the schedule
      * holds no node level to price: ours, which it sees. */

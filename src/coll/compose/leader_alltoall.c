@@ -49,9 +49,10 @@ static cs_problem cs_leader_a2a_problem(const cs_problem *prob, int n)
 
 static void cs_leader_a2a_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    params->sub = 0;
-    if (!cs_compose_applies(prob))
+    if (!cs_compose_applies(prob)) {
+        params->sub = 0;
         return;
+    }
     const cs_model off = cs_compose_model_off(model, 1);
     const cs_problem sub = cs_leader_a2a_problem(prob, prob->p / cs_compose_nodes(prob));
     cs_compose_pick(&off, &sub, params);

@@ -64,9 +64,10 @@ static cs_problem cs_multileader_part(const cs_problem *prob, size_t count)
 
 static void cs_multileader_tune(const cs_model *model, const cs_problem *prob, cs_params *params)
 {
-    params->sub = 0;
-    if (!cs_compose_applies(prob))
+    if (!cs_compose_applies(prob)) {
+        params->sub = 0;
         return;
+    }
     const int k = cs_compose_smallest(prob);
     const cs_model off = cs_compose_model_off(model, k);
     const cs_problem part = cs_multileader_part(prob, (prob->count + (size_t)k - 1) / (size_t)k);
