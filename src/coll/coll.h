@@ -162,11 +162,24 @@ const cs_collective *cs_collective_of(cs_coll coll);
  * alltoall 0.3 s at 32 ranks, 2 s at 64). */
 enum { CS_MAP_PRICED_MAX = 128, CS_MAP_PRICED_ALLTOALL_MAX = 32 };
 
+/* Is prob within the sizes the event pricer prices maps at? */
+static inline int cs_map_priced_size(const cs_problem *prob)
+{
+    return prob->p <= (prob->coll == CS_COLL_ALLTOALL ? CS_MAP_PRICED_ALLTOALL_MAX : CS_MAP_PRICED_MAX);
+}
+
 /* Is a row of prob, on a map of uneven nodes, priced by the event pricer? */
 static inline int cs_alg_map_priced(const cs_model *model, const cs_problem *prob)
 {
-    return cs_model_map_uneven(model, prob) &&
-           prob->p <= (prob->coll == CS_COLL_ALLTOALL ? CS_MAP_PRICED_ALLTOALL_MAX : CS_MAP_PRICED_MAX);
+    return cs_model_map_uneven(model, prob) && cs_map_priced_size(prob);
+}
+
+/* Could the event pricer price prob on its map of blocks of several ranks
+ * a node (within its sizes), for a row whose closed form cannot see them? */
+static inline int cs_alg_blocks_on_map(const cs_model *model, const cs_problem *prob)
+{
+    return prob->node && prob->ppn > 1 && prob->ppn < prob->p && cs_model_nodes(model, prob) &&
+           cs_map_priced_size(prob);
 }
 
 /* Is this row of prob priced by the event pricer on the node map: on a map
@@ -175,10 +188,7 @@ static inline int cs_alg_map_priced(const cs_model *model, const cs_problem *pro
  * level, cs_model_one_level), up to cs_alg_map_priced's sizes? */
 static inline int cs_alg_priced_on_map(const cs_alg *alg, const cs_model *model, const cs_problem *prob)
 {
-    if (cs_alg_map_priced(model, prob))
-        return 1;
-    return alg->one_level && prob->node && prob->ppn > 1 && prob->ppn < prob->p && cs_model_nodes(model, prob) &&
-           prob->p <= (prob->coll == CS_COLL_ALLTOALL ? CS_MAP_PRICED_ALLTOALL_MAX : CS_MAP_PRICED_MAX);
+    return cs_alg_map_priced(model, prob) || (alg->one_level && cs_alg_blocks_on_map(model, prob));
 }
 
 /* A row on a node map that is not blocks of one size (cs_model_map_uneven),

@@ -219,8 +219,8 @@ static int fit_node_paths(const int *node_of, int *from, const cal_opts *o, cs_m
         return 0; /* fewer than three ranks on the node: nothing to tell */
     const double one = cs_cal_fan_in(MPI_COMM_WORLD, from, 1, CAL_FAN_IN_BYTES, o->reps, o->target),
                  all = cs_cal_fan_in(MPI_COMM_WORLD, from, k, CAL_FAN_IN_BYTES, o->reps, o->target);
-    if (one <= 0.0 || all < 0.0)
-        return one < 0.0 || all < 0.0 ? -1 : 0;
+    if (one < 0.0 || all < 0.0)
+        return -1; /* no memory */
     m->node_pairs = all < 0.5 * (1 + k) * one;
     if (cal_rank == 0)
         printf("# node_paths %s: %d ranks of a node each sending rank 0 %d bytes at once take %.2f times one alone "

@@ -334,7 +334,7 @@ double cs_cal_fan(MPI_Comm comm, int k, size_t bytes, int reps, double target)
 
 typedef struct cs_cal_fan_in_arg {
     MPI_Comm comm;
-    int rank, k, peer; /* peer: rank 0's, for a sender; -1: neither */
+    int rank, k, sender; /* sender: one of from[] */
     const int *from;
     size_t bytes;
     char *buf;
@@ -353,7 +353,7 @@ static void cs_cal_fan_in_once(void *arg)
         for (int j = 0; j < a->k; j++)
             PMPI_Isend(a->buf + (size_t)j * a->bytes, bytes, MPI_BYTE, a->from[j], 4, a->comm, &a->req[j]);
         PMPI_Waitall(a->k, a->req, a->st);
-    } else if (a->peer >= 0) {
+    } else if (a->sender) {
         PMPI_Irecv(a->buf + a->bytes, bytes, MPI_BYTE, 0, 4, a->comm, &a->req[0]);
         PMPI_Isend(a->buf, bytes, MPI_BYTE, 0, 4, a->comm, &a->req[1]);
         PMPI_Waitall(2, a->req, a->st);
@@ -368,11 +368,10 @@ double cs_cal_fan_in(MPI_Comm comm, const int *from, int k, size_t bytes, int re
     a.from = from;
     a.k = k < CS_CAL_FAN_MAX ? k : CS_CAL_FAN_MAX;
     PMPI_Comm_rank(comm, &a.rank);
-    a.peer = -1;
+    a.sender = 0;
     for (int j = 0; j < a.k; j++)
-        if (from[j] == a.rank)
-            a.peer = 0;
-    const size_t blocks = a.rank == 0 ? (size_t)a.k : a.peer >= 0 ? 2 : 0;
+        a.sender |= from[j] == a.rank;
+    const size_t blocks = a.rank == 0 ? (size_t)a.k : a.sender ? 2 : 0;
     a.buf = malloc(blocks * bytes + 1);
     return cs_cal_half_round_trip(comm, a.buf, cs_cal_fan_in_once, &a, reps, target);
 }

@@ -253,17 +253,26 @@ static double cs_knomial_tree(const cs_model *mo, const cs_knomial_link *link_of
  * (cs_model_off_node with one sender), and the network's core the blocks
  * of every parent of the round at once (cs_model_through_core).
  */
+/* The first child j (1 <= j < r) off its parent's node in the round whose
+ * children are d apart: r where all are on it, ppn / d where those below
+ * ppn are, 1 where all are off it; 0 where the round straddles the nodes. */
+static int cs_knomial_first_off(const cs_problem *prob, long long d, int r)
+{
+    const long long ppn = prob->ppn;
+    if (cs_level_on_node(prob, d, r))
+        return r;
+    if (ppn > 1 && d < ppn && (r * d) % ppn == 0 && ppn % d == 0)
+        return (int)(ppn / d);
+    return ppn < 1 || d % ppn == 0 ? 1 : 0;
+}
+
 static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int r, int rounds, cs_knomial_link *link_of)
 {
     const cs_model on = cs_model_hop(model, prob, 1, 1), off = cs_model_hop(model, prob, 0, 1);
-    const long long ppn = prob->ppn;
     long long d = 1;
     for (int t = 0; t < rounds; t++, d *= r) {
-        int first_off = 1; /* the first child off the parent's node */
-        if (cs_level_on_node(prob, d, r))
-            first_off = r;
-        else if (ppn > 1 && d < ppn && (r * d) % ppn == 0 && ppn % d == 0)
-            first_off = (int)(ppn / d);
+        const int shape = cs_knomial_first_off(prob, d, r);
+        const int first_off = shape ? shape : 1; /* straddling: all priced off the node */
         /* the round's parents each take their children's blocks through the core at once */
         const cs_model core = cs_model_through_core(&off, (prob->p - d - 1) / (r * d) + 1);
         link_of[t] = (cs_knomial_link){{{core.alpha, core.beta}, {on.alpha, on.beta}}, first_off, {0.0}};
@@ -274,14 +283,12 @@ static void cs_knomial_links(const cs_model *model, const cs_problem *prob, int 
     }
 }
 
-/* Do the nodes of prob (ppn ranks in blocks) line up with every round of
- * the tree of radix r, as cs_knomial_links prices them: a round's children
- * all on the parent's node, those below ppn on it, or all off it? */
+/* Do the nodes of prob line up with every round of the tree of radix r
+ * (cs_knomial_first_off)? */
 static int cs_knomial_lines_up(const cs_problem *prob, int r)
 {
-    const long long ppn = prob->ppn;
     for (long long d = 1; d < prob->p; d *= r)
-        if (!cs_level_on_node(prob, d, r) && !(d < ppn && (r * d) % ppn == 0 && ppn % d == 0) && d % ppn != 0)
+        if (!cs_knomial_first_off(prob, d, r))
             return 0;
     return 1;
 }
@@ -294,8 +301,7 @@ double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, i
     if (prob->p == 1)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
     /* a tree whose rounds straddle the nodes, on a node map the event pricer prices */
-    if (prob->node && prob->ppn > 1 && prob->ppn < prob->p && prob->p <= CS_MAP_PRICED_MAX &&
-        cs_model_nodes(model, prob) && !cs_knomial_lines_up(prob, r)) {
+    if (cs_alg_blocks_on_map(model, prob) && !cs_knomial_lines_up(prob, r)) {
         cs_params params;
         cs_params_init(&params);
         params.radix = r;
