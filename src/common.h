@@ -84,6 +84,26 @@ int cs_library_parse(const char *name);
 cs_library cs_library_detect(const char *version);
 
 /*
+ * A band of message sizes (model.bands): a message of at least `from` bytes,
+ * below the next band's from, costs alpha * alpha_factor + beta *
+ * beta_factor * m (its node's alpha and beta too, where it stays on one): a
+ * protocol's band, as a library's eager and rendezvous paths, or SimGrid
+ * SMPI's latency and bandwidth factors. Messages below the first band's
+ * from take the model's alpha and beta.
+ */
+typedef struct cs_band {
+    size_t from;
+    double alpha_factor, beta_factor;
+} cs_band;
+
+enum { CS_BANDS_MAX = 16 };
+
+typedef struct cs_bands {
+    int n; /* bands, in increasing from */
+    cs_band band[CS_BANDS_MAX];
+} cs_bands;
+
+/*
  * The machine model (docs/architecture.md, "Cost model"): a message of m bytes costs
  * alpha + beta*m, a rank's concurrent messages overlap their alpha and queue
  * their bytes on its link (beta per byte, per direction); a rank pays
@@ -167,6 +187,9 @@ typedef struct cs_model {
     /* Bokhari's hulls under this model, built once with the configuration
      * (model/hull.h); NULL: computed when asked. */
     const struct cs_hull_table *hulls;
+    /* Size bands (cs_bands, cs_model_sized); NULL or none: alpha and beta
+     * for every size. */
+    const cs_bands *bands;
 } cs_model;
 
 /*
@@ -286,6 +309,36 @@ static inline int cs_model_map_uneven(const cs_model *model, const cs_problem *p
 {
     return prob->node && prob->ppn < 1 && prob->nodes < prob->p &&
            (model->node_levels || model->beta_link > 0.0 || model->beta_core > 0.0);
+}
+
+/* The band of a message of `bytes` (model.bands): NULL below the first
+ * band, or where the model has none. */
+static inline const cs_band *cs_model_band(const cs_model *model, double bytes)
+{
+    const cs_band *in = NULL;
+    if (model->bands)
+        for (int i = 0; i < model->bands->n && (double)model->bands->band[i].from <= bytes; i++)
+            in = &model->bands->band[i];
+    return in;
+}
+
+/* The model a message of `bytes` sees: its band's factors on alpha and beta,
+ * on the node and off it (alpha_hop too: a route's latency), the model
+ * itself below every band. Sized once: the result has no bands, so that a
+ * closed form handed a sized model prices what it was sized for. */
+static inline cs_model cs_model_sized(const cs_model *model, double bytes)
+{
+    cs_model at = *model;
+    const cs_band *band = cs_model_band(model, bytes);
+    if (band) {
+        at.alpha *= band->alpha_factor;
+        at.alpha_node *= band->alpha_factor;
+        at.alpha_hop *= band->alpha_factor;
+        at.beta *= band->beta_factor;
+        at.beta_node *= band->beta_factor;
+    }
+    at.bands = NULL;
+    return at;
 }
 
 /* A message within a node: alpha_node and beta_node, where the model has them. */

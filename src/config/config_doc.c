@@ -66,6 +66,13 @@ const cs_config_doc cs_config_key_docs[] = {
      "rank and a few other pairs follow one of the two"},
     {"model.alpha_hop", "seconds, 0 to 1e9",
      "seconds a message's latency grows per link it crosses beyond the first, under `distance` (0 by default)"},
+    {"model.bands", "a list of `[from, alpha_factor, beta_factor]`, from increasing, factors above 0",
+     "size bands, at most 16: a message of at least `from` bytes (below the next band's `from`) costs `alpha` "
+     "times `alpha_factor` plus `beta` times `beta_factor` per byte (`alpha_node`, `beta_node` and `alpha_hop` "
+     "the same), where its protocol changes how it goes: a library's eager and rendezvous paths, SimGrid SMPI's "
+     "latency and bandwidth factors. Smaller messages, and every message without bands (the default, `[]`), take "
+     "`alpha` and `beta`. The event pricer prices each message in its band, the closed forms each round in its "
+     "largest message's. `collshim-calibrate --fit` sets them where one line does not fit its ping-pongs"},
     {"model.margin", "a fraction, 0 to below 1",
      "the MPI library keeps a call unless ours is predicted cheaper than the library's default algorithm by this "
      "fraction of its price (default 0.1)"},

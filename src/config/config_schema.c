@@ -124,6 +124,68 @@ static int cs_set_distance(cs_yaml *y, const cs_key *key, yaml_node_t *value, vo
     return 0;
 }
 
+/* One factor of a band: a number above 0, at most CS_COST_MAX. */
+static int cs_yaml_factor(cs_yaml *y, yaml_node_t *node, const char *path, double *out)
+{
+    CS_YAML_PARSE(y, node, path, "a number", cs_cfg_parse_number(s, out, why, sizeof why));
+    if (!(*out > 0) || *out > CS_COST_MAX)
+        return cs_yaml_fail_at(y, node->start_mark, "%s: a factor must be > 0 and at most 1e9, got %s", path,
+                               cs_yaml_str(node));
+    return 0;
+}
+
+/* One "[from, alpha_factor, beta_factor]" item of model.bands. */
+static int cs_yaml_band(cs_yaml *y, yaml_node_t *item, const char *path, cs_band *b)
+{
+    char child[CS_PATH_LEN];
+    yaml_node_item_t *items = item->data.sequence.items.start;
+    if (item->type != YAML_SEQUENCE_NODE || item->data.sequence.items.top - items != 3)
+        return cs_yaml_fail_at(y, item->start_mark, "%s: expected a band [from, alpha_factor, beta_factor], got %s",
+                               path,
+                               item->type == YAML_SEQUENCE_NODE ? "a list of another length" : cs_yaml_kind(item));
+    cs_path_index(child, path, 0);
+    if (cs_yaml_size(y, cs_yaml_node(y, items[0]), child, 0, &b->from) != 0)
+        return -1;
+    cs_path_index(child, path, 1);
+    if (cs_yaml_factor(y, cs_yaml_node(y, items[1]), child, &b->alpha_factor) != 0)
+        return -1;
+    cs_path_index(child, path, 2);
+    return cs_yaml_factor(y, cs_yaml_node(y, items[2]), child, &b->beta_factor);
+}
+
+/* model.bands: a list of [from, alpha_factor, beta_factor], from increasing;
+ * held on the heap as library_rules is (the model keeps a pointer); an empty
+ * list: none. */
+static int cs_set_bands(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
+{
+    cs_model *model = obj;
+    cs_bands bands = {0};
+    if (!cs_yaml_is_null(value) && value->type != YAML_SEQUENCE_NODE)
+        return cs_yaml_fail_at(y, value->start_mark, "%s: expected a list of [from, alpha_factor, beta_factor], got %s",
+                               path, cs_yaml_kind(value));
+    if (value->type == YAML_SEQUENCE_NODE)
+        for (yaml_node_item_t *it = value->data.sequence.items.start; it < value->data.sequence.items.top; it++) {
+            yaml_node_t *item = cs_yaml_node(y, *it);
+            char child[CS_PATH_LEN];
+            cs_path_index(child, path, (size_t)bands.n);
+            if (bands.n == CS_BANDS_MAX)
+                return cs_yaml_fail_at(y, item->start_mark, "%s: more than %d bands", path, CS_BANDS_MAX);
+            if (cs_yaml_band(y, item, child, &bands.band[bands.n]) != 0)
+                return -1;
+            if (bands.n > 0 && bands.band[bands.n].from <= bands.band[bands.n - 1].from)
+                return cs_yaml_fail_at(y, item->start_mark, "%s: from must increase, %zu after %zu", child,
+                                       bands.band[bands.n].from, bands.band[bands.n - 1].from);
+            bands.n++;
+        }
+    cs_bands *held = NULL;
+    if (bands.n > 0 && !(held = malloc(sizeof *held)))
+        return cs_yaml_fail_at(y, value->start_mark, "%s: out of memory", path);
+    if (held)
+        *held = bands;
+    model->bands = held; /* one given before is left: a copy of the configuration may hold it */
+    return 0;
+}
+
 static int cs_set_margin(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     double v;
@@ -340,6 +402,7 @@ static const cs_key cs_model_keys[] = {
     {"rendezvous_from", cs_set_rendezvous_from, offsetof(cs_model, rendezvous_from), 0, NULL},
     {"distance", cs_set_distance, offsetof(cs_model, distance), 0, NULL},
     {"alpha_hop", cs_set_cost, offsetof(cs_model, alpha_hop), 0, NULL},
+    {"bands", cs_set_bands, offsetof(cs_model, bands), 0, NULL},
     {"margin", cs_set_margin, offsetof(cs_model, margin), 0, NULL},
     {"library", cs_set_library, offsetof(cs_model, library), 0, NULL},
     {"library_rules", cs_set_library_rules, offsetof(cs_model, library_rules), 0, NULL},

@@ -180,12 +180,26 @@ static double cs_latency(const cs_model *mo, int a, int b, int local)
     return local ? mo->alpha_node : mo->alpha + cs_model_hop_latency(mo, a, b);
 }
 
+/* Its band's factors on a message's latency and bytes (cs_model_band): 1 outside every band. */
+static double cs_band_alpha(const cs_model *mo, size_t bytes)
+{
+    const cs_band *band = cs_model_band(mo, (double)bytes);
+    return band ? band->alpha_factor : 1.0;
+}
+
+static double cs_band_beta(const cs_model *mo, size_t bytes)
+{
+    const cs_band *band = cs_model_band(mo, (double)bytes);
+    return band ? band->beta_factor : 1.0;
+}
+
 /* A send of rank's round leaves at t or when its link is free, and arrives its latency later. */
 static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_t bytes, double t)
 {
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
-    const double beta = local ? mo->beta_node : mo->beta, alpha = cs_latency(mo, rank, to, local);
+    const double beta = (local ? mo->beta_node : mo->beta) * cs_band_beta(mo, bytes),
+                 alpha = cs_latency(mo, rank, to, local) * cs_band_alpha(mo, bytes);
     double own = 0.0; /* a path of its own (cs_model_queues): free when posted */
     double *busy = !cs_model_queues(mo, local)       ? &own
                    : local && cs_model_node_path(mo) ? &c->link_free[CS_LINK_NODE]
@@ -301,7 +315,7 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     cs_rank_clock *c = &pr->clock[e->rank];
     if (e->round >= pr->scheds[e->rank].nrounds)
         return -1; /* a message for a round the receiver does not have */
-    const double beta = e->local ? mo->beta_node : mo->beta;
+    const double beta = (e->local ? mo->beta_node : mo->beta) * cs_band_beta(mo, e->bytes);
     double own = 0.0; /* a path of its own (cs_model_queues): free when it arrives */
     double *busy = !cs_model_queues(mo, e->local)       ? &own
                    : e->local && cs_model_node_path(mo) ? &c->in_free[CS_LINK_NODE]

@@ -60,31 +60,37 @@ static double cs_sched_oneway_beta(const cs_sched *s)
 /* The open round on nodes: its messages off the node at the model of a
  * whole node's ranks sending at once (an exchange) or p_oneway of them,
  * those within it at the node's own; local steps as one level. */
-static double cs_sched_price_round_nodes(const cs_sched *s)
+static double cs_sched_price_round_nodes(const cs_sched *s, const cs_band *band)
 {
     const cs_model *mo = s->price;
     const int sends_off = s->p_sends_off, recvs_off = s->p_recvs_off;
     const size_t sent_off = s->p_sent_off, recv_off = s->p_recv_off;
     const double beta_off = sends_off && recvs_off ? s->p_beta_exchange : cs_sched_oneway_beta(s);
-    return cs_sched_messages_cost(mo->overhead, s->p_alpha_on, s->p_beta_on, s->p_sends - sends_off,
+    const double fa = band ? band->alpha_factor : 1.0, fb = band ? band->beta_factor : 1.0;
+    return cs_sched_messages_cost(mo->overhead, fa * s->p_alpha_on, fb * s->p_beta_on, s->p_sends - sends_off,
                                   s->p_recvs - recvs_off, s->p_sent - sent_off, s->p_recv - recv_off) +
-           cs_sched_messages_cost(mo->overhead, mo->alpha, beta_off, sends_off, recvs_off, sent_off, recv_off) +
+           cs_sched_messages_cost(mo->overhead, fa * mo->alpha, fb * beta_off, sends_off, recvs_off, sent_off,
+                                  recv_off) +
            mo->gamma * (double)s->p_reduced + mo->rho * (double)s->p_copied;
 }
 
 /* Pricing mode: close the open round. */
 static void cs_sched_price_flush(cs_sched *s)
 {
+    /* the round's band: its largest message's (model.bands) */
+    const cs_band *band = cs_model_band(s->price, (double)s->p_largest);
+    const cs_model sized = cs_model_sized(s->price, (double)s->p_largest);
     s->priced_starts += s->p_sends > s->p_recvs ? s->p_sends : s->p_recvs;
     s->priced_posts += s->p_sends + s->p_recvs;
     if (s->p_ppn)
-        s->priced += cs_sched_price_round_nodes(s);
+        s->priced += cs_sched_price_round_nodes(s, band);
     else
         s->priced +=
-            cs_sched_round_cost(s->price, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced, s->p_copied);
+            cs_sched_round_cost(&sized, s->p_sends, s->p_recvs, s->p_sent, s->p_recv, s->p_reduced, s->p_copied);
     if (s->p_hops > 1) /* the round's farthest message: its links beyond the first */
-        s->priced += s->price->alpha_hop * (double)(s->p_hops - 1);
+        s->priced += sized.alpha_hop * (double)(s->p_hops - 1);
     s->p_hops = 1;
+    s->p_largest = 0;
     s->p_sent = s->p_recv = s->p_reduced = s->p_copied = 0;
     s->p_sends = s->p_recvs = 0;
     s->p_sent_off = s->p_recv_off = 0;
@@ -109,6 +115,7 @@ void cs_sched_price_start(cs_sched *s, const cs_model *model)
     s->p_sends_off = s->p_recvs_off = 0;
     s->p_near_off = INT_MAX;
     s->p_size = 0;
+    s->p_largest = 0;
 }
 
 /* cs_sched_price_node's beta off the node: in a round that exchanges, the

@@ -76,7 +76,8 @@ typedef struct cs_sched {
      * and the open round's nearest peer off the node, in ranks either way
      * round (a one-way round's senders over the communicator: p / 2 that). */
     int p_size, p_near_off;
-    long p_hops; /* the open round's farthest message from p_rank (model.distance; p_rank < 0: not priced) */
+    long p_hops;      /* the open round's farthest message from p_rank (model.distance; p_rank < 0: not priced) */
+    size_t p_largest; /* the open round's largest message: its band prices the round (model.bands) */
 } cs_sched;
 
 void cs_sched_init(cs_sched *s);
@@ -102,6 +103,7 @@ static inline void cs_sched_price_message(cs_sched *s, int send, int peer, size_
         const int near = 2 * d > s->p_size ? s->p_size - d : d;
         s->p_near_off = near < s->p_near_off ? near : s->p_near_off;
     }
+    s->p_largest = len > s->p_largest ? len : s->p_largest;
     if (send) {
         s->p_sent += len;
         s->p_sends++;

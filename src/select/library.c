@@ -110,20 +110,22 @@ double cs_library_folded(const cs_alg *alg, const cs_model *model, const cs_prob
     /* its ranks are the unfolded ones, farther apart (model.distance): one pass (recursive doubling) or two */
     t +=
         cs_model_folded_latency(model, prob->p, alg == &cs_allreduce_butterfly && spec && !strcmp(spec, "k=0") ? 1 : 2);
+    const cs_model whole = cs_model_sized(model, (double)prob->bytes); /* those messages' band (model.bands) */
     if (pof2 < prob->p) { /* one vector in and combined; the result back (allreduce) or on (reduce) */
-        const cs_model pair = cs_model_at_level(model, prob, 1, 2); /* ranks 2i and 2i + 1 */
+        const cs_model pair = cs_model_at_level(&whole, prob, 1, 2); /* ranks 2i and 2i + 1 */
         const double m = (double)prob->bytes, message = pair.alpha + 2 * model->overhead + pair.beta * m;
         t += message + model->gamma * m;
         t += prob->coll == CS_COLL_ALLREDUCE ? message : 0.0;
     }
     if (prob->coll == CS_COLL_REDUCE && prob->root != 0)
-        t += model->alpha + 2 * model->overhead + model->beta * (double)prob->bytes;
+        t += whole.alpha + 2 * model->overhead + whole.beta * (double)prob->bytes;
     return t;
 }
 
-double cs_library_bcast_scatter(const cs_model *model, const cs_problem *prob, int ring)
+double cs_library_bcast_scatter(const cs_model *unsized, const cs_problem *prob, int ring)
 {
     const int p = prob->p;
+    const cs_model sized = cs_model_sized(unsized, (double)prob->bytes / p), *model = &sized; /* m / p a message */
     const double step = model->alpha + 2 * model->overhead;
     /* every rank sends at once: all p through the network core (model.beta_core) */
     const double spread = (p - 1) / (double)p * (double)prob->bytes * cs_model_off_nodes(model, 1, p).beta;
@@ -146,9 +148,10 @@ static double cs_library_two_level(const cs_model *model, const cs_problem *prob
     leaders.p = prob->p / prob->ppn;
     leaders.ppn = 0;
     const double m = (double)prob->bytes;
+    const cs_model bcast = cs_model_sized(&on, m); /* the broadcast's messages' band (model.bands) */
     return cs_library_row(&cs_reduce_binomial, &on, &node, NULL) +
            cs_library_folded(&cs_allreduce_butterfly, &off, &leaders, "k=0") +
-           cs_ceil_log2(prob->ppn) * (on.alpha + 2 * model->overhead + on.beta * m);
+           cs_ceil_log2(prob->ppn) * (bcast.alpha + 2 * model->overhead + bcast.beta * m);
 }
 
 /* MPICH's thresholds are inclusive, SMPI's copies of them exclusive. */

@@ -164,10 +164,12 @@ static int cs_ompi_choose(const cs_ompi_band *band, int p, size_t bytes)
     return step->alg;
 }
 
-/* levels of a tree, each a receive of `children` messages of m bytes combined as they come */
-static double cs_ompi_tree(const cs_model *model, const cs_problem *prob, int levels, int children)
+/* levels of a tree, each a receive of `children` messages of m bytes combined as they come (their
+ * band, model.bands) */
+static double cs_ompi_tree(const cs_model *unsized, const cs_problem *prob, int levels, int children)
 {
     const double m = (double)prob->bytes;
+    const cs_model sized = cs_model_sized(unsized, m), *model = &sized;
     return levels * (model->alpha + (children + 1) * model->overhead + children * m * (model->beta + model->gamma));
 }
 
@@ -223,7 +225,8 @@ static double cs_ompi_in_order_binary(const cs_model *model, const cs_problem *p
     double t = cs_ompi_binary(model, prob);
     if (prob->root != last) {
         const int ppn = prob->ppn > 1 ? prob->ppn : 0;
-        const cs_model hop = cs_model_hop(model, prob, ppn && last / ppn == prob->root / ppn, 1);
+        const cs_model sized = cs_model_sized(model, (double)prob->bytes);
+        const cs_model hop = cs_model_hop(&sized, prob, ppn && last / ppn == prob->root / ppn, 1);
         t += hop.alpha + 2 * model->overhead + hop.beta * (double)prob->bytes;
     }
     return t;
@@ -346,6 +349,7 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
     if (alg == 6 && (!commutative || prob->count < (size_t)pof2))
         alg = smpi ? 3 : 1; /* coll/base hands those to its linear allreduce (make check-openmpi-mirror) */
     const double m = (double)prob->bytes;
+    const cs_model part = cs_model_sized(model, m / p); /* the ring's messages (model.bands) */
     switch (alg) {
     case 1:
     case 2: {
@@ -372,8 +376,8 @@ static double cs_ompi_allreduce(const cs_model *model, const cs_problem *prob, i
         /* each step waits for its slowest message: on nodes, a node's last rank's to the next
          * node (one sender: the larger of beta and the node's link); the send buffer is first
          * copied into the receive buffer, unless in place */
-        return 2.0 * (p - 1) * (model->alpha + 2 * model->overhead) +
-               (p - 1) / (double)p * m * (2 * cs_model_off_node(model, 1).beta + model->gamma) +
+        return 2.0 * (p - 1) * (part.alpha + 2 * model->overhead) +
+               (p - 1) / (double)p * m * (2 * cs_model_off_node(&part, 1).beta + model->gamma) +
                (prob->flags & CS_PROB_INPLACE ? 0.0 : model->rho * m);
     case 6:
         *name = "reduce-scatter and allgather";

@@ -907,7 +907,9 @@ START_TEST(test_write_every_key)
     cfg.model.rendezvous_from = 1;        /* SimGrid's: every message */
     cfg.model.distance = CS_DISTANCE_XOR; /* a hypercube's: written only where the network has it */
     cfg.model.alpha_hop = 1e-6;
-    cfg.model.link_own = 1;         /* model.link_share communicator: written only where it is not world's */
+    cfg.model.link_own = 1; /* model.link_share communicator: written only where it is not world's */
+    static const cs_bands bands = {2, {{65472, 11.6436, 0.8633}, {1 << 20, 1.0 / 3, 1.0}}}; /* where there are some */
+    cfg.model.bands = &bands;
     cs_library_rules *rules = NULL; /* the library's tuning file: its path written */
     char why[256];
     ck_assert_msg(cs_library_rules_load("tests/fixtures/library/openmpi-rules.conf", &rules, why, sizeof why) == 0,
@@ -922,6 +924,9 @@ START_TEST(test_write_every_key)
     ck_assert(back.model.rendezvous_from == 1);
     ck_assert_int_eq(back.model.link_own, 1);
     ck_assert_int_eq(back.model.node_pairs, 1);
+    ck_assert(back.model.bands && back.model.bands->n == 2);
+    for (int i = 0; i < 2; i++) /* every digit written */
+        ck_assert(!memcmp(&back.model.bands->band[i], &bands.band[i], sizeof bands.band[i]));
     ck_assert(yaml_parser_initialize(&parser));
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
     ck_assert(yaml_parser_load(&parser, &doc));

@@ -123,6 +123,11 @@ START_TEST(test_good_file)
     ck_assert_int_eq(cfg.model.ranks_per_node, 16);
     ck_assert(cfg.model.rendezvous_from == 65536);
     ck_assert(cfg.model.distance == CS_DISTANCE_DIFFERENCE && cfg.model.alpha_hop == 2.0e-7);
+    ck_assert(cfg.model.bands && cfg.model.bands->n == 2);
+    ck_assert(cfg.model.bands->band[0].from == 1024 && cfg.model.bands->band[0].alpha_factor == 1.5 &&
+              cfg.model.bands->band[0].beta_factor == 2.0);
+    ck_assert(cfg.model.bands->band[1].from == 65536 && cfg.model.bands->band[1].alpha_factor == 11.6436 &&
+              cfg.model.bands->band[1].beta_factor == 0.86);
 
     a2a = &cfg.coll[CS_COLL_ALLTOALL];
     ck_assert_int_eq(a2a->choice, CS_CHOICE_FORCED);
@@ -242,8 +247,8 @@ static const struct bad_case {
      0},
     {"bad_nested_key.yaml", 3, 3,
      "unknown key 'betta' in model (valid: alpha, beta, rho, gamma, overhead, alpha_node, beta_node, node_paths, "
-     "beta_link, beta_core, ranks_per_node, placement, link_share, rendezvous_from, distance, alpha_hop, margin, "
-     "library, library_rules)",
+     "beta_link, beta_core, ranks_per_node, placement, link_share, rendezvous_from, distance, alpha_hop, bands, "
+     "margin, library, library_rules)",
      0},
     {"bad_log_key.yaml", 3, 3, "unknown key 'rank' in log (valid: level, file, ranks)", 0},
     {"bad_duplicate_key.yaml", 3, 1, "duplicate key 'model' (first at line 1)", 0},
@@ -263,6 +268,12 @@ static const struct bad_case {
     {"bad_node_paths.yaml", 2, 15, "model.node_paths: expected rank or pair, got 'core'", 0},
     {"bad_placement.yaml", 2, 14, "model.placement: expected block or cyclic, got 'round-robin'", 0},
     {"bad_alpha_hop.yaml", 3, 14, "model.alpha_hop: must be >= 0, got -1e-6", 0},
+    {"bad_bands_order.yaml", 2, 24, "model.bands[1]: from must increase, 1024 after 65536", 0},
+    {"bad_bands_factor.yaml", 2, 17, "model.bands[0][1]: a factor must be > 0 and at most 1e9, got 0", 0},
+    {"bad_bands_item.yaml", 2, 11,
+     "model.bands[0]: expected a band [from, alpha_factor, beta_factor], got a list of "
+     "another length",
+     0},
     {"bad_ranks_per_node.yaml", 2, 19, "model.ranks_per_node: expected a count of ranks, 0 to 1073741824, got '2.5'",
      0},
     {"bad_ranks_per_node_huge.yaml", 2, 19, "model.ranks_per_node: must be at most 1073741824, got 4294967296", 0},

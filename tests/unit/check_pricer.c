@@ -24,6 +24,10 @@
 
 extern const cs_alg cs_alltoall_multiphase;
 
+/* Size bands (model.bands): a protocol's switch at 64 bytes and another at
+ * 2000, where latency steps up and bandwidth changes, as SMPI's factors. */
+static const cs_bands pricer_bands = {2, {{64, 2.0, 1.5}, {2000, 5.0, 0.8}}};
+
 static const cs_model pricer_models[] = {
     {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9},
     {.alpha = 1e-3, .beta = 1e-12, .rho = 1e-13, .gamma = 1e-12, .overhead = 3e-4},
@@ -32,8 +36,24 @@ static const cs_model pricer_models[] = {
     /* by rendezvous from 16 bytes: the smaller counts below go eagerly */
     {.alpha = 2e-6, .beta = 2e-10, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 4e-7, .rendezvous_from = 16},
     {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9, .rendezvous_from = 1},
+    {.alpha = 2e-6, .beta = 2e-10, .rho = 1e-10, .gamma = 2.5e-10, .overhead = 4e-7, .bands = &pricer_bands},
+    {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10, .gamma = 1e-9, .rendezvous_from = 1, .bands = &pricer_bands},
 };
 enum { NPRICER_MODELS = sizeof(pricer_models) / sizeof(pricer_models[0]) };
+
+/* The most a message of at most `bytes` can cost more or less for lying in
+ * another of the model's bands. */
+static double band_step(const cs_model *mo, double bytes)
+{
+    double lo_a = 1.0, hi_a = 1.0, lo_b = 1.0, hi_b = 1.0;
+    for (int i = 0; mo->bands && i < mo->bands->n; i++) {
+        lo_a = fmin(lo_a, mo->bands->band[i].alpha_factor);
+        hi_a = fmax(hi_a, mo->bands->band[i].alpha_factor);
+        lo_b = fmin(lo_b, mo->bands->band[i].beta_factor);
+        hi_b = fmax(hi_b, mo->bands->band[i].beta_factor);
+    }
+    return mo->alpha * (hi_a - lo_a) + mo->beta * (hi_b - lo_b) * bytes;
+}
 
 /* The pricer over the closed form at most, by rendezvous with uneven parts (check_one). */
 static const double CS_RENDEZVOUS_UNEVEN = 1.3;
@@ -274,7 +294,9 @@ static void check_one(const cs_alg *alg, const cs_problem *prob, cs_params param
     const double closed = alg->cost(mo, prob, &params), event = pricer_of(alg, prob, &params, mo, s);
     const size_t pow2 = (size_t)prob->p & (size_t) - (size_t)prob->p;
     const int nominal = prob->coll == CS_COLL_ALLTOALL || prob->count % pow2 == 0;
-    const double tol = sim_rounds_max(s, prob->p) * (mo->beta + mo->gamma + mo->rho) * (double)prob->elem * 4;
+    /* and under size bands, an uneven part on the other side of a band's from than the nominal size */
+    const double tol = sim_rounds_max(s, prob->p) *
+                       ((mo->beta + mo->gamma + mo->rho) * (double)prob->elem * 4 + band_step(mo, (double)prob->bytes));
     char args[64] = "";
     if (alg->format)
         alg->format(&params, args, sizeof args);
@@ -401,6 +423,26 @@ static const cs_model node_models[] = {
      .node_pairs = 1,
      .beta_link = 3.6e-11,
      .rendezvous_from = 1},
+    /* size bands (model.bands), on a node and off it */
+    {.alpha = 2e-6,
+     .beta = 8e-11,
+     .rho = 1e-10,
+     .gamma = 2.5e-10,
+     .overhead = 4e-7,
+     .alpha_node = 2e-7,
+     .beta_node = 2.5e-11,
+     .node_levels = 1,
+     .beta_link = 7e-11,
+     .bands = &pricer_bands},
+    {.alpha = 1e-6,
+     .beta = 1e-9,
+     .rho = 1e-10,
+     .gamma = 1e-9,
+     .alpha_node = 2e-7,
+     .beta_node = 3e-10,
+     .node_levels = 1,
+     .node_pairs = 1,
+     .bands = &pricer_bands},
 };
 
 /* The closed form over the pricer, with a node's link: at most (1.29 seen). */

@@ -73,16 +73,18 @@ static double cs_bruck_cost(const cs_model *model_given, const cs_problem *prob,
     const double m = (double)prob->bytes;
     cs_model near = *model_given; /* the rounds' distance: their shifts' (cs_shift_hops), not a level's */
     near.distance = CS_DISTANCE_NONE;
-    const cs_model *given = &near, pairwise = cs_model_pairwise(given);
+    const cs_model *given = &near;
     double t = given->rho * m * ((prob->flags & CS_PROB_INPLACE) ? prob->p - 1 : 1);
     for (size_t w, x = 0; r >= 2 && (w = cs_bruck_weight(prob->p, r, (int)x)); x++)
         for (int v = 1; v < r; v++) {
             const size_t n = cs_bruck_count(prob->p, r, w, v);
-            const cs_model at = cs_model_at_level(given, prob, (long)(v * w), prob->p), round = cs_model_pairwise(&at);
-            const cs_model *model = cs_model_nodes(given, prob) ? &round : &pairwise;
+            const cs_model sized = cs_model_sized(given, m * (double)n); /* the round's message: n blocks */
+            const cs_model at = cs_model_at_level(&sized, prob, (long)(v * w), prob->p), round = cs_model_pairwise(&at),
+                           flat = cs_model_pairwise(&sized);
+            const cs_model *model = cs_model_nodes(given, prob) ? &round : &flat;
             const long hops = cs_shift_hops(model_given->distance, prob->p, (long)(v * w));
             if (n)
-                t += model->alpha + model_given->alpha_hop * (double)(hops - 1) +
+                t += model->alpha + sized.alpha_hop * (double)(hops - 1) +
                      (model->beta + 2 * model->rho) * m * (double)n;
         }
     return t;

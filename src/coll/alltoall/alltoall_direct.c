@@ -67,8 +67,9 @@ static long cs_direct_hops(int distance, int p)
     return sum;
 }
 
-static double cs_alltoall_direct_cost(const cs_model *given, const cs_problem *prob, const cs_params *params)
+static double cs_alltoall_direct_cost(const cs_model *unsized, const cs_problem *prob, const cs_params *params)
 {
+    const cs_model sized = cs_model_sized(unsized, (double)prob->bytes), *given = &sized; /* every message m */
     const cs_model pairwise = cs_model_pairwise(given), *model = &pairwise;
     const double m = (double)prob->bytes, p = prob->p;
     const double copies = !(prob->flags & CS_PROB_INPLACE) ? 1 : cs_direct_pow2(prob->p) ? p - 1 : prob->p / 2;

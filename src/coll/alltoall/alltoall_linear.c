@@ -120,8 +120,9 @@ static double cs_linear_round_on_nodes(const cs_model *model, const cs_problem *
     return fmax(t_on, t_off);
 }
 
-double cs_linear_round(const cs_model *given, const cs_problem *prob, int lo, int hi, double bytes)
+double cs_linear_round(const cs_model *unsized, const cs_problem *prob, int lo, int hi, double bytes)
 {
+    const cs_model sized = cs_model_sized(unsized, bytes), *given = &sized; /* every block's band (model.bands) */
     cs_model far = *given; /* the last block in: the farthest pair's (cs_model_level_latency) */
     far.alpha += cs_model_level_latency(given, prob->p, 1, prob->p);
     const cs_model *model = given->distance ? &far : given;

@@ -234,12 +234,27 @@ int cs_multiphase_build_radix(const cs_problem *prob, const int *radix, int n, i
 static double cs_mp_phases_on_nodes(const cs_model *model, const cs_problem *prob, const int *radix, int n)
 {
     const double m = (double)prob->bytes, p = prob->p;
-    const cs_model on_node = cs_model_on_node(model), off_node = cs_model_off_nodes(model, prob->ppn, prob->p);
-    const cs_model on = cs_model_pairwise(&on_node), off = cs_model_pairwise(&off_node);
     double t = 0.0;
     for (int i = 0, W = 1; i < n; W *= radix[i], i++) {
+        const cs_model sized = cs_model_sized(model, m * (p / radix[i])); /* the phase's messages' band */
+        const cs_model on_node = cs_model_on_node(&sized), off_node = cs_model_off_nodes(&sized, prob->ppn, prob->p);
+        const cs_model on = cs_model_pairwise(&on_node), off = cs_model_pairwise(&off_node);
         const cs_model *at = cs_level_on_node(prob, W, radix[i]) ? &on : &off;
         t += (radix[i] - 1) * (at->alpha + at->beta * m * (p / radix[i])) + model->rho * m * p;
+    }
+    return t;
+}
+
+/* On one level with size bands (model.bands): the factorisation's line
+ * phase by phase, each at its messages' band (m p / k bytes). */
+static double cs_mp_phases_sized(const cs_model *model, const cs_problem *prob, const int *radix, int n)
+{
+    double t = 0.0;
+    for (int i = 0; i < n; i++) {
+        const cs_part_line phase = cs_factor_line(prob->p, &radix[i], 1);
+        const cs_model sized = cs_model_sized(model, (double)prob->bytes * (double)(prob->p / radix[i]));
+        const cs_model level = cs_model_one_level(&sized, prob), at = cs_model_pairwise(&level);
+        t += cs_part_line_cost(&at, &phase, (double)prob->bytes);
     }
     return t;
 }
@@ -255,6 +270,8 @@ double cs_multiphase_cost_radix(const cs_model *model, const cs_problem *prob, c
     /* The line of the factorisation: the same that chooses it (model/factor.h);
      * on one level, or a column's shared links (cs_model_one_level); two
      * posts a round (cs_model_pairwise). */
+    if (model->bands)
+        return cs_mp_phases_sized(model, prob, radix, n);
     const cs_part_line line = cs_factor_line(prob->p, radix, n);
     const cs_model level = cs_model_one_level(model, prob), at = cs_model_pairwise(&level);
     return cs_part_line_cost(&at, &line, (double)prob->bytes);

@@ -179,8 +179,9 @@ double cs_compose_leader_cost(const cs_model *model, const cs_problem *prob, con
         int first = 0; /* the root's node's leader */
         while (cs_compose_node(prob, first) != cs_compose_node(prob, prob->root))
             first++;
+        const cs_model hop = cs_model_sized(&on, (double)prob->bytes); /* the result on to the root, at its band */
         if (first != prob->root)
-            t += model->overhead + on.alpha + on.beta * (double)prob->bytes;
+            t += model->overhead + hop.alpha + hop.beta * (double)prob->bytes;
     }
     return t;
 }

@@ -66,7 +66,8 @@ static double cs_leader_a2a_cost(const cs_model *model, const cs_problem *prob, 
         return INFINITY;
     const int n = prob->p / cs_compose_nodes(prob);
     const double pm = (double)prob->p * (double)prob->bytes;
-    const cs_model on = cs_model_on_node(model), off = cs_compose_model_off(model, 1);
+    const cs_model sized = cs_model_sized(model, pm), on = cs_model_on_node(&sized); /* a rank's p blocks at once */
+    const cs_model off = cs_compose_model_off(model, 1);
     const cs_problem sub = cs_leader_a2a_problem(prob, n);
     return 2 * ((n - 1) * model->overhead + on.alpha + (n - 1) * on.beta * pm) + across->cost(&off, &sub, &params) +
            3 * model->rho * n * pm;

@@ -295,9 +295,10 @@ static int cs_knomial_lines_up(const cs_problem *prob, int r)
 
 extern const cs_alg cs_reduce_knomial;
 
-double cs_reduce_knomial_cost_r(const cs_model *model, const cs_problem *prob, int r)
+double cs_reduce_knomial_cost_r(const cs_model *unsized, const cs_problem *prob, int r)
 {
     const double m = (double)prob->bytes;
+    const cs_model sized = cs_model_sized(unsized, m), *model = &sized; /* every message m (model.bands) */
     if (prob->p == 1)
         return (prob->flags & CS_PROB_INPLACE) ? 0.0 : model->rho * m;
     /* a tree whose rounds straddle the nodes, on a node map the event pricer prices */

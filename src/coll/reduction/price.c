@@ -9,28 +9,42 @@
 
 #include "coll/reduction/engine.h"
 
+/* A level's exchange of messages of `bytes`: their band (model.bands), the
+ * level within a node or off it (cs_model_at_level), and the exchange's two
+ * posts in alpha (cs_model_pairwise). */
+static cs_model cs_red_level_msgs(const cs_model *model, const cs_problem *prob, const cs_level *l, double bytes)
+{
+    const cs_model sized = cs_model_sized(model, bytes), at = cs_model_at_level(&sized, prob, l->stride, l->f);
+    return cs_model_pairwise(&at);
+}
+
 /* The cost of an elimination level on its slowest role, m bytes entering,
  * stages split from `first` on as the plan says; *out gets the size left.
- * mo is pairwise (an exchange's two posts in its alpha); o1, the overhead
- * of one post, comes off a round where the role only sends or receives. */
-static double cs_red_elim_cost(const cs_model *mo, double o1, const cs_level *l, int k, double m, double *out)
+ * Each round's exchange at its messages' band (cs_red_level_msgs); o1, the
+ * overhead of one post, comes off a round where the role only sends or
+ * receives. */
+static double cs_red_elim_cost(const cs_model *model, const cs_problem *prob, const cs_level *l, int k, double m,
+                               double *out)
 {
     cs_elim el;
     cs_elim_init(l->f, &el);
     const int split0 = l->first_stage < k;
-    const double a = split0 ? m / 2 : m; /* each survivor's block after E0 */
+    const double a = split0 ? m / 2 : m, o1 = model->overhead; /* each survivor's block after E0 */
+    const cs_model ma = cs_red_level_msgs(model, prob, l, a), mm = cs_red_level_msgs(model, prob, l, m), *mo = &ma;
     const double x = mo->alpha + (mo->beta + mo->gamma) * a, back = split0 ? mo->alpha + mo->beta * a : 0.0;
-    const double get = x - o1, give = mo->alpha - o1 + mo->beta * a, whole = mo->alpha - o1 + mo->beta * m;
+    const double get = x - o1, give = mo->alpha - o1 + mo->beta * a, whole = mm.alpha - o1 + mm.beta * m;
     double u = 0.0, size = a;
     for (int z = 1; z < el.h; z++) { /* the units' butterfly and its allgather */
         if (l->first_stage + z < k) {
-            u += 2 * mo->alpha + (2 * mo->beta + mo->gamma) * size / 2;
+            const cs_model half = cs_red_level_msgs(model, prob, l, size / 2);
+            u += 2 * half.alpha + (2 * half.beta + half.gamma) * size / 2;
             size /= 2;
         } else {
-            u += mo->alpha + (mo->beta + mo->gamma) * size;
+            const cs_model all = cs_red_level_msgs(model, prob, l, size);
+            u += all.alpha + (all.beta + all.gamma) * size;
         }
     }
-    u += mo->rho * size; /* the survivor's result into RECV */
+    u += model->rho * size; /* the survivor's result into RECV */
     *out = size;
     /* T0: E1 (both ways), units, E0 back, gives T2 the block; T1: E0, E1
      * (gets), units, E0 back; T2 (and an eliminated pair member): E0, gives,
@@ -61,11 +75,11 @@ double cs_red_allreduce_cost(const cs_model *model, const cs_problem *prob, cons
     for (int i = 0; i < plan->nlevels; i++) {
         const cs_level *l = &plan->level[i];
         const int split = l->first_stage < k, f = l->f;
-        /* the level's messages: within a node or off it (cs_model_at_level) */
-        const cs_model at = cs_model_at_level(model, prob, l->stride, l->f), pairwise = cs_model_pairwise(&at);
-        const cs_model *mo = &pairwise;
         if (l->kind == CS_LEVEL_ELIM)
-            return t + cs_red_elim_cost(mo, model->overhead, l, k, m, &m);
+            return t + cs_red_elim_cost(model, prob, l, k, m, &m);
+        /* the level's messages, m / 2 or m / f split and m whole: within a node or off it, at their band */
+        const double part = split ? m / (l->kind == CS_LEVEL_BUTTERFLY ? 2 : f) : m;
+        const cs_model pairwise = cs_red_level_msgs(model, prob, l, part), *mo = &pairwise;
         if (l->kind == CS_LEVEL_BUTTERFLY) {
             t += split ? 2 * mo->alpha + (2 * mo->beta + mo->gamma) * m / 2 : mo->alpha + (mo->beta + mo->gamma) * m;
             m = split ? m / 2 : m;
@@ -92,10 +106,12 @@ static double cs_red_pow2_sums(const cs_model *model, int pairwise, const cs_pro
     double t = 0.0;
     *back = 0.0;
     for (int z = 0; z < n; z++) { /* round z: partners 2^z apart (cs_model_at_level) */
-        const cs_model at = cs_model_at_level(model, prob, 1L << z, 2);
+        /* its messages: m / 2^(z+1) halving, m / 2^k whole (their band, model.bands) */
+        const cs_model sized = cs_model_sized(model, z < k ? m / ldexp(1.0, z + 1) : m / ldexp(1.0, k));
+        const cs_model at = cs_model_at_level(&sized, prob, 1L << z, 2);
         const cs_model both = pairwise ? cs_model_pairwise(&at) : at, *mo = &both;
         /* reduce's one-way rounds: p / 2^(z+1) ranks through the core at once (cs_model_at_level_of) */
-        const cs_model tree = pairwise ? both : cs_model_at_level_of(model, prob, 1L << z, 2, prob->p >> (z + 1));
+        const cs_model tree = pairwise ? both : cs_model_at_level_of(&sized, prob, 1L << z, 2, prob->p >> (z + 1));
         if (z < k) {
             t += mo->alpha + (mo->beta + mo->gamma) * m / ldexp(1.0, z + 1);
             *back += tree.alpha + tree.beta * m / ldexp(1.0, z + 1);
@@ -217,7 +233,8 @@ double cs_red_tune_rings(cs_red_pricing *cost, const cs_model *model, const cs_p
     for (int rmax = 3; rmax <= 7; rmax += 2) {
         cs_plan plan;
         cs_plan_make(prob->p, rmax, &plan);
-        if (plan.nlevels == last.nlevels && !memcmp(plan.level, last.level, (size_t)plan.nlevels * sizeof plan.level[0]))
+        if (plan.nlevels == last.nlevels &&
+            !memcmp(plan.level, last.level, (size_t)plan.nlevels * sizeof plan.level[0]))
             continue; /* no factor 5 (7) in p: the plan and its price are rmax 3's (5's) */
         last = plan;
         cs_params trial = *params;

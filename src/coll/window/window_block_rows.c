@@ -39,9 +39,10 @@ static int cs_block_build(const cs_problem *prob, const cs_params *params, int r
     return s->error;
 }
 
-static double cs_block_cost(const cs_model *model, const cs_problem *prob, double steps)
+static double cs_block_cost(const cs_model *unsized, const cs_problem *prob, double steps)
 {
     const double e = (double)prob->elem, halo = (double)(prob->n - 1) * e;
+    const cs_model sized = cs_model_sized(unsized, halo), *model = &sized; /* the halo's band (model.bands) */
     return model->alpha + model->beta * halo + model->rho * (double)prob->bytes +
            model->gamma * steps * ((double)prob->bytes + halo);
 }

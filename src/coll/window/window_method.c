@@ -129,10 +129,11 @@ static const cs_window_coeffs *cs_window_coeffs_of(const cs_model *model, const 
     return c->ok ? c : NULL;
 }
 
-double cs_window_price(const cs_model *model, const cs_window_shape *shape, size_t bytes, int inplace)
+double cs_window_price(const cs_model *unsized, const cs_window_shape *shape, size_t bytes, int inplace)
 {
     if (bytes == 0)
         return 0.0;
+    const cs_model sized = cs_model_sized(unsized, (double)bytes), *model = &sized; /* every message a vector */
     const cs_window_coeffs *c = cs_window_coeffs_of(model, shape, inplace);
     double worst = 0.0;
     if (!c)
