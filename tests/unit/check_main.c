@@ -19,6 +19,7 @@ Suite *make_pricer_suite(void);
 Suite *make_nodes_suite(void);
 Suite *make_library_suite(void);
 Suite *make_compose_suite(void);
+Suite *make_bands_suite(void);
 
 int main(void)
 {
@@ -44,6 +45,7 @@ int main(void)
     srunner_add_suite(sr, make_nodes_suite());
     srunner_add_suite(sr, make_library_suite());
     srunner_add_suite(sr, make_compose_suite());
+    srunner_add_suite(sr, make_bands_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
