@@ -66,7 +66,7 @@ const cs_config_doc cs_config_key_docs[] = {
      "rank and a few other pairs follow one of the two"},
     {"model.alpha_hop", "seconds, 0 to 1e9",
      "seconds a message's latency grows per link it crosses beyond the first, under `distance` (0 by default)"},
-    {"model.bands", "a list of `[from, alpha_factor, beta_factor]`, from increasing, factors above 0",
+    {"model.bands", "a list of `[from, alpha_factor, beta_factor]`, from increasing, factors 0 to 1e9",
      "size bands, at most 16: a message of at least `from` bytes (below the next band's `from`) costs `alpha` "
      "times `alpha_factor` plus `beta` times `beta_factor` per byte (`alpha_node`, `beta_node` and `alpha_hop` "
      "the same), where its protocol changes how it goes: a library's eager and rendezvous paths, SimGrid SMPI's "

@@ -124,12 +124,12 @@ static int cs_set_distance(cs_yaml *y, const cs_key *key, yaml_node_t *value, vo
     return 0;
 }
 
-/* One factor of a band: a number above 0, at most CS_COST_MAX. */
+/* One factor of a band: a number, 0 (as a cost may be) to CS_COST_MAX. */
 static int cs_yaml_factor(cs_yaml *y, yaml_node_t *node, const char *path, double *out)
 {
     CS_YAML_PARSE(y, node, path, "a number", cs_cfg_parse_number(s, out, why, sizeof why));
-    if (!(*out > 0) || *out > CS_COST_MAX)
-        return cs_yaml_fail_at(y, node->start_mark, "%s: a factor must be > 0 and at most 1e9, got %s", path,
+    if (!(*out >= 0) || *out > CS_COST_MAX)
+        return cs_yaml_fail_at(y, node->start_mark, "%s: a factor must be >= 0 and at most 1e9, got %s", path,
                                cs_yaml_str(node));
     return 0;
 }

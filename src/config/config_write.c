@@ -121,14 +121,12 @@ int cs_config_write(FILE *f, const cs_config *cfg)
     if (mo->distance) /* only where the network has it: no key, no distance */
         fprintf(f, "  distance: %s\n  alpha_hop: %s\n", mo->distance == CS_DISTANCE_XOR ? "xor" : "difference",
                 cs_write_double(d[0], mo->alpha_hop));
-    if (mo->bands) { /* only where the network has them, as distance */
-        fputs("  bands: [", f);
-        for (int i = 0; i < mo->bands->n; i++)
-            fprintf(f, "%s[%zu, %s, %s]", i ? ", " : "", mo->bands->band[i].from,
-                    cs_write_double(d[0], mo->bands->band[i].alpha_factor),
-                    cs_write_double(d[1], mo->bands->band[i].beta_factor));
-        fputs("]\n", f);
-    }
+    fputs("  bands: [", f); /* every time, [] where none: a file's keys do not depend on what a fit found */
+    for (int i = 0; mo->bands && i < mo->bands->n; i++)
+        fprintf(f, "%s[%zu, %s, %s]", i ? ", " : "", mo->bands->band[i].from,
+                cs_write_double(d[0], mo->bands->band[i].alpha_factor),
+                cs_write_double(d[1], mo->bands->band[i].beta_factor));
+    fputs("]\n", f);
     fprintf(f, "  margin: %s\n", cs_write_double(d[0], mo->margin));
     fprintf(f, "  library: %s\n", cs_library_name(mo->library));
     if (mo->library_rules) /* the tuning file the library runs under, read again where this is */

@@ -269,7 +269,7 @@ static const struct bad_case {
     {"bad_placement.yaml", 2, 14, "model.placement: expected block or cyclic, got 'round-robin'", 0},
     {"bad_alpha_hop.yaml", 3, 14, "model.alpha_hop: must be >= 0, got -1e-6", 0},
     {"bad_bands_order.yaml", 2, 24, "model.bands[1]: from must increase, 1024 after 65536", 0},
-    {"bad_bands_factor.yaml", 2, 17, "model.bands[0][1]: a factor must be > 0 and at most 1e9, got 0", 0},
+    {"bad_bands_factor.yaml", 2, 17, "model.bands[0][1]: a factor must be >= 0 and at most 1e9, got -1", 0},
     {"bad_bands_item.yaml", 2, 11,
      "model.bands[0]: expected a band [from, alpha_factor, beta_factor], got a list of "
      "another length",
