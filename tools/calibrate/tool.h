@@ -11,6 +11,7 @@
 #include "calibrate/measure.h"
 #include "calibrate/summary.h"
 #include "config/config.h"
+#include "model/fit.h"
 #include "select/select.h"
 
 #define CAL_MAX_Q 8      /* communicator sizes measured */
@@ -89,6 +90,11 @@ int cal_skipped(const cal_opts *o, const cs_alg *alg);
 
 /* Fit the model; 0 on success (every rank gets it). */
 int cal_fit_model(const cal_opts *o, cs_model *m);
+
+/* model.bands from a ping-pong between world ranks 0 and b (the pair whose line, alpha + o and
+ * beta, the model took) at many sizes; none where the line prices them (fit_bands.c). peer:
+ * scratch, p entries. 0, or -1 (every rank alike). */
+int cal_fit_bands(int b, int *peer, const cal_opts *o, const cs_fit *line, cs_model *m);
 
 /* ---- grid.c */
 

@@ -245,20 +245,6 @@ static double cs_mp_phases_on_nodes(const cs_model *model, const cs_problem *pro
     return t;
 }
 
-/* On one level with size bands (model.bands): the factorisation's line
- * phase by phase, each at its messages' band (m p / k bytes). */
-static double cs_mp_phases_sized(const cs_model *model, const cs_problem *prob, const int *radix, int n)
-{
-    double t = 0.0;
-    for (int i = 0; i < n; i++) {
-        const cs_part_line phase = cs_factor_line(prob->p, &radix[i], 1);
-        const cs_model sized = cs_model_sized(model, (double)prob->bytes * (double)(prob->p / radix[i]));
-        const cs_model level = cs_model_one_level(&sized, prob), at = cs_model_pairwise(&level);
-        t += cs_part_line_cost(&at, &phase, (double)prob->bytes);
-    }
-    return t;
-}
-
 double cs_multiphase_cost_radix(const cs_model *model, const cs_problem *prob, const int *radix, int n)
 {
     if (!cs_mp_radix_fit(prob->p, radix, n))
@@ -270,11 +256,15 @@ double cs_multiphase_cost_radix(const cs_model *model, const cs_problem *prob, c
     /* The line of the factorisation: the same that chooses it (model/factor.h);
      * on one level, or a column's shared links (cs_model_one_level); two
      * posts a round (cs_model_pairwise). */
-    if (model->bands)
-        return cs_mp_phases_sized(model, prob, radix, n);
-    const cs_part_line line = cs_factor_line(prob->p, radix, n);
-    const cs_model level = cs_model_one_level(model, prob), at = cs_model_pairwise(&level);
-    return cs_part_line_cost(&at, &line, (double)prob->bytes);
+    /* With size bands (model.bands), phase by phase, each at its messages' band (m p / k). */
+    double t = 0.0;
+    for (int i = 0, k = model->bands ? 1 : n; i < n; i += k) {
+        const cs_part_line line = cs_factor_line(prob->p, &radix[i], k);
+        const cs_model sized = cs_model_sized(model, (double)prob->bytes * (double)(prob->p / radix[i]));
+        const cs_model level = cs_model_one_level(&sized, prob), at = cs_model_pairwise(&level);
+        t += cs_part_line_cost(&at, &line, (double)prob->bytes);
+    }
+    return t;
 }
 
 /* A partition of d = log2 p as radices 2^{d_i}; -1 if it is not one. */
