@@ -13,8 +13,8 @@
  * (a row that cannot may say so with any price at or above it). */
 double cs_select_price(const cs_model *model, const cs_alg *alg, const cs_problem *prob, cs_params *params, double stop)
 {
-    if (alg->tune_priced) { /* on a map of uneven nodes: tuned in full, then priced on the map */
-        const int on_map = cs_alg_map_priced(model, prob);
+    if (alg->tune_priced) { /* priced on the map (cs_alg_priced_on_map): tuned in full, then priced there */
+        const int on_map = cs_alg_priced_on_map(alg, model, prob);
         const double t = alg->tune_priced(model, prob, params, on_map ? INFINITY : stop);
         if (t >= 0 && !on_map)
             return t;

@@ -19,6 +19,7 @@
 #include "sched/pricer.h"
 #include "select/library_rows.h"
 #include "select/select.h"
+#include "select/select_internal.h"
 #include "shard.h"
 #include "sim.h"
 
@@ -1117,6 +1118,60 @@ END_TEST
  * of one size: priced by the event pricer on the map up to 128 ranks (2
  * nodes of 32, 1 MiB: each round's messages off a node share its link,
  * which one level leaves out), past that by the closed form. */
+/* A column of a process grid (one rank a node, each node's link shared with
+ * 7 other columns, share 8): a row whose closed form is the slowest rank's
+ * sum (the reduce engine's elimination) is priced by the event pricer on
+ * the map, which sees the waits the shared links lengthen, and so is
+ * chosen where it is cheapest there; a row whose closed form is the
+ * critical path (the k-nomial tree) keeps it; a column that shares nothing
+ * keeps the sum. */
+START_TEST(test_column_on_map)
+{
+    extern const cs_alg cs_reduce_elimination, cs_reduce_knomial;
+    const cs_model mo = {.alpha = 2e-6,
+                         .beta = 8e-11,
+                         .alpha_node = 2e-7,
+                         .beta_node = 2.5e-11,
+                         .node_levels = 1,
+                         .node_pairs = 1,
+                         .beta_link = 7.25e-11 * 8, /* the model of a column shares the link (cs_model_shared) */
+                         .rendezvous_from = 1};
+    int node[6] = {0, 1, 2, 3, 4, 5};
+    cs_problem prob = {.coll = CS_COLL_REDUCE,
+                       .p = 6,
+                       .count = 1024,
+                       .elem = 4,
+                       .bytes = 4096,
+                       .ppn = 1,
+                       .node = node,
+                       .nodes = 6,
+                       .share = 8,
+                       .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
+    cs_params params;
+    cs_params_init(&params);
+    params.k = 1;
+    const double sum = cs_reduce_elimination.cost(&mo, &prob, &params),
+                 priced = cs_alg_cost_on_map(&cs_reduce_elimination, &mo, &prob, &params);
+    ck_assert_double_eq(priced, cs_alg_price_map(&cs_reduce_elimination, &mo, &prob, &params));
+    ck_assert_msg(priced > 1.2 * sum, "elimination on the column: %.3g on the map, %.3g its sum", priced, sum);
+    cs_params_init(&params);
+    params.radix = 3;
+    ck_assert_double_eq(cs_alg_cost_on_map(&cs_reduce_knomial, &mo, &prob, &params),
+                        cs_reduce_knomial.cost(&mo, &prob, &params));
+    double best;
+    const int chosen = cs_select_cheapest_from(&mo, &prob, -1, &params, &best);
+    int n;
+    const cs_alg *const *table = cs_alg_table(CS_COLL_REDUCE, &n);
+    ck_assert_msg(chosen >= 0 && table[chosen] == &cs_reduce_knomial, "chosen: %s",
+                  chosen >= 0 ? table[chosen]->name : "none");
+    prob.share = 1; /* alone on its nodes' links: the sum, as before */
+    cs_params_init(&params);
+    params.k = 1;
+    ck_assert_double_eq(cs_alg_cost_on_map(&cs_reduce_elimination, &mo, &prob, &params),
+                        cs_reduce_elimination.cost(&mo, &prob, &params));
+}
+END_TEST
+
 START_TEST(test_one_level_on_map)
 {
     extern const cs_alg cs_allreduce_windowed;
@@ -1236,6 +1291,7 @@ Suite *make_pricer_suite(void)
     tcase_add_test(tc, test_fan_in_pairs);
     tcase_add_test(tc, test_part_full_shape);
     tcase_add_test(tc, test_one_level_on_map);
+    tcase_add_test(tc, test_column_on_map);
     tcase_add_test(tc, test_knomial_straddling_on_map);
     tcase_add_test(tc, test_wait);
     tcase_add_test(tc, test_rendezvous);
