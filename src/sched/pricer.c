@@ -11,7 +11,8 @@
  * also queues its bytes on the network's core, one FIFO for all of them
  * (model->beta_core; cs_core_through). A message on a path of its own
  * (cs_model_queues: model.node_paths pair, on a node) queues on neither
- * rank's path.
+ * rank's path. A message's latency and bytes take its size band's factors
+ * (model.bands, cs_band_of).
  */
 #include <stdlib.h>
 
@@ -180,17 +181,11 @@ static double cs_latency(const cs_model *mo, int a, int b, int local)
     return local ? mo->alpha_node : mo->alpha + cs_model_hop_latency(mo, a, b);
 }
 
-/* Its band's factors on a message's latency and bytes (cs_model_band): 1 outside every band. */
-static double cs_band_alpha(const cs_model *mo, size_t bytes)
+/* A message's band (cs_model_band), its factors 1 outside every band. */
+static cs_band cs_band_of(const cs_model *mo, size_t bytes)
 {
     const cs_band *band = cs_model_band(mo, (double)bytes);
-    return band ? band->alpha_factor : 1.0;
-}
-
-static double cs_band_beta(const cs_model *mo, size_t bytes)
-{
-    const cs_band *band = cs_model_band(mo, (double)bytes);
-    return band ? band->beta_factor : 1.0;
+    return band ? *band : (cs_band){.alpha_factor = 1.0, .beta_factor = 1.0};
 }
 
 /* A send of rank's round leaves at t or when its link is free, and arrives its latency later. */
@@ -198,8 +193,9 @@ static int cs_depart(cs_pricer *pr, int rank, int to, int local, int link, size_
 {
     const cs_model *mo = pr->model;
     cs_rank_clock *c = &pr->clock[rank];
-    const double beta = (local ? mo->beta_node : mo->beta) * cs_band_beta(mo, bytes),
-                 alpha = cs_latency(mo, rank, to, local) * cs_band_alpha(mo, bytes);
+    const cs_band band = cs_band_of(mo, bytes);
+    const double beta = (local ? mo->beta_node : mo->beta) * band.beta_factor,
+                 alpha = cs_latency(mo, rank, to, local) * band.alpha_factor;
     double own = 0.0; /* a path of its own (cs_model_queues): free when posted */
     double *busy = !cs_model_queues(mo, local)       ? &own
                    : local && cs_model_node_path(mo) ? &c->link_free[CS_LINK_NODE]
@@ -315,7 +311,7 @@ static int cs_arrive(cs_pricer *pr, const cs_event *e)
     cs_rank_clock *c = &pr->clock[e->rank];
     if (e->round >= pr->scheds[e->rank].nrounds)
         return -1; /* a message for a round the receiver does not have */
-    const double beta = (e->local ? mo->beta_node : mo->beta) * cs_band_beta(mo, e->bytes);
+    const double beta = (e->local ? mo->beta_node : mo->beta) * cs_band_of(mo, e->bytes).beta_factor;
     double own = 0.0; /* a path of its own (cs_model_queues): free when it arrives */
     double *busy = !cs_model_queues(mo, e->local)       ? &own
                    : e->local && cs_model_node_path(mo) ? &c->in_free[CS_LINK_NODE]
