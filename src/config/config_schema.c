@@ -153,9 +153,32 @@ static int cs_yaml_band(cs_yaml *y, yaml_node_t *item, const char *path, cs_band
     return cs_yaml_factor(y, cs_yaml_node(y, items[2]), child, &b->beta_factor);
 }
 
-/* model.bands: a list of [from, alpha_factor, beta_factor], from increasing;
- * held on the heap as library_rules is (the model keeps a pointer); an empty
- * list: none. */
+/* Bands live as long as the process: the model keeps a pointer, and a
+ * configuration is copied whole. A few distinct sets, each kept once (a
+ * process reads one file; the tests read the same ones again); NULL where
+ * there is no room for another. */
+enum { CS_BANDS_KEPT = 16 };
+
+static const cs_bands *cs_bands_keep(const cs_bands *b)
+{
+    static cs_bands kept[CS_BANDS_KEPT];
+    static int nkept;
+    for (int i = 0; i < nkept; i++) {
+        int same = kept[i].n == b->n;
+        for (int j = 0; same && j < b->n; j++)
+            same = kept[i].band[j].from == b->band[j].from && kept[i].band[j].alpha_factor == b->band[j].alpha_factor &&
+                   kept[i].band[j].beta_factor == b->band[j].beta_factor;
+        if (same)
+            return &kept[i];
+    }
+    if (nkept == CS_BANDS_KEPT)
+        return NULL;
+    kept[nkept] = *b;
+    return &kept[nkept++];
+}
+
+/* model.bands: a list of [from, alpha_factor, beta_factor], from increasing
+ * (cs_bands_keep holds them); an empty list: none. */
 static int cs_set_bands(cs_yaml *y, const cs_key *key, yaml_node_t *value, void *obj, const char *path)
 {
     cs_model *model = obj;
@@ -177,12 +200,11 @@ static int cs_set_bands(cs_yaml *y, const cs_key *key, yaml_node_t *value, void 
                                        bands.band[bands.n].from, bands.band[bands.n - 1].from);
             bands.n++;
         }
-    cs_bands *held = NULL;
-    if (bands.n > 0 && !(held = malloc(sizeof *held)))
-        return cs_yaml_fail_at(y, value->start_mark, "%s: out of memory", path);
-    if (held)
-        *held = bands;
-    model->bands = held; /* one given before is left: a copy of the configuration may hold it */
+    const cs_bands *held = bands.n > 0 ? cs_bands_keep(&bands) : NULL;
+    if (bands.n > 0 && !held)
+        return cs_yaml_fail_at(y, value->start_mark, "%s: more than %d different sets of bands in one process", path,
+                               CS_BANDS_KEPT);
+    model->bands = held;
     return 0;
 }
 

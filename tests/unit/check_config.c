@@ -404,6 +404,37 @@ static int load_text(const char *text, cs_config *cfg, cs_config_error *err)
     return rc;
 }
 
+/* model.bands are kept for the process, each set once: a set read again is
+ * the same one; past the room for different sets a file says so, with its
+ * line and column, and a set kept before still loads. */
+START_TEST(test_bands_kept)
+{
+    static cs_config cfg;
+    cs_config_error err;
+    char text[96];
+    const cs_bands *first = NULL;
+    int loaded = 0;
+    for (int i = 0; i < 64; i++) { /* past any room a process has */
+        snprintf(text, sizeof text, "model:\n  bands: [[%d, 2, 1]]\n", 1000 + i);
+        cs_config_defaults(&cfg);
+        if (load_text(text, &cfg, &err) != 0) {
+            ck_assert_msg(strstr(err.message, "different sets of bands in one process") && err.line == 2 &&
+                              err.column == 10,
+                          "%d:%d: %s", err.line, err.column, err.message);
+            break;
+        }
+        ck_assert(cfg.model.bands && cfg.model.bands->n == 1 && cfg.model.bands->band[0].from == (size_t)(1000 + i));
+        first = first ? first : cfg.model.bands;
+        loaded++;
+    }
+    ck_assert_int_ge(loaded, 1);
+    ck_assert_int_lt(loaded, 64);
+    cs_config_defaults(&cfg);
+    ck_assert_int_eq(load_text("model:\n  bands: [[1000, 2, 1]]\n", &cfg, &err), 0);
+    ck_assert_ptr_eq(cfg.model.bands, first);
+}
+END_TEST
+
 static const struct range_case {
     const char *native;
     int n;
@@ -852,6 +883,7 @@ Suite *make_config_suite(void)
 
     tcase_add_test(load, test_defaults);
     tcase_add_test(load, test_good_file);
+    tcase_add_test(load, test_bands_kept);
     tcase_add_test(load, test_hull_file);
     tcase_add_test(load, test_empty_file);
     tcase_add_loop_test(load, test_shipped_file, 0, NELEMS(shipped));
