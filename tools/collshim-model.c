@@ -375,6 +375,7 @@ static int cs_export(const char *library, int pmax, const cs_config *cfg, const 
         remove(path);
     } else {
         printf("# %s: %s's tuning file for p = 2 to %d under the model\n", path, library, pmax);
+        cs_export_report_unsafe(&plan, cs_prog, stderr);
         cs_export_report(&plan, cfg->model.margin, stdout);
     }
     cs_export_plan_free(&plan);

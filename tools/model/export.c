@@ -15,6 +15,10 @@
 
 const cs_coll cs_export_colls[3] = {CS_COLL_ALLREDUCE, CS_COLL_ALLTOALL, CS_COLL_REDUCE};
 
+/* MPICH 4.0 (src/mpi/coll/coll_algorithms.txt): the reduce-scatter algorithms
+ * need a built-in operator and count >= p', Bruck, scattered and pairwise a
+ * send buffer not in place; the file's own guards (export_mpich.c) send those
+ * calls elsewhere before any size rule, so every algorithm here is safe. */
 static const cs_export_alg cs_export_mpich[CS_COLL_LAST][4] = {
     [CS_COLL_ALLREDUCE] = {{"MPIR_Allreduce_intra_recursive_doubling"},
                            {"MPIR_Allreduce_intra_reduce_scatter_allgather"}},
@@ -24,15 +28,27 @@ static const cs_export_alg cs_export_mpich[CS_COLL_LAST][4] = {
                           {"MPIR_Alltoall_intra_pairwise"}},
 };
 
+/* Open MPI 4.1 (coll/base, coll/tuned's fixed decision): a rules file is
+ * applied whatever the operator and datatype, and these algorithms check
+ * neither; the fixed decision sends a non-commutative operator to linear,
+ * recursive doubling, reduce-and-broadcast or the in-order binary tree. */
+#define CS_OMPI_ORDER ": it loses a non-commutative operator's order"
+#define CS_OMPI_TYPES ": it is wrong for derived receive types"
 /* Open MPI 4.1's numbers (library_openmpi.c): two_proc, linear_sync and the
  * segmented ring are left out (the mirror prices them as linear and ring),
  * and reduce's Rabenseifner (7), which the mirror prices as MPICH's and
  * which runs 3 to 20 times slower than Open MPI's default at p = 4, 8 KiB to
- * 128 KiB, on the development machine (bench/run-export). */
+ * 128 KiB, on the development machine (bench/run-export). Rabenseifner's
+ * allreduce (6) runs linear for a non-commutative operator: slower, right. */
 static const cs_export_alg cs_export_openmpi[CS_COLL_LAST][8] = {
-    [CS_COLL_ALLREDUCE] = {{NULL, 1}, {NULL, 2}, {NULL, 3}, {NULL, 4}, {NULL, 6}},
-    [CS_COLL_REDUCE] = {{NULL, 1}, {NULL, 2, 4}, {NULL, 3}, {NULL, 4}, {NULL, 5}, {NULL, 6}},
-    [CS_COLL_ALLTOALL] = {{NULL, 1}, {NULL, 2}, {NULL, 3}},
+    [CS_COLL_ALLREDUCE] = {{NULL, 1}, {NULL, 2}, {NULL, 3}, {NULL, 4, 0, "ring (4)" CS_OMPI_ORDER}, {NULL, 6}},
+    [CS_COLL_REDUCE] = {{NULL, 1},
+                        {NULL, 2, 4, "chain (2)" CS_OMPI_ORDER},
+                        {NULL, 3, 0, "pipeline (3)" CS_OMPI_ORDER},
+                        {NULL, 4, 0, "binary tree (4)" CS_OMPI_ORDER},
+                        {NULL, 5, 0, "binomial tree (5)" CS_OMPI_ORDER},
+                        {NULL, 6}},
+    [CS_COLL_ALLTOALL] = {{NULL, 1}, {NULL, 2}, {NULL, 3, 0, "modified Bruck (3)" CS_OMPI_TYPES}},
 };
 
 /* A call as --library prices it: doubles where the size allows, else bytes. */
@@ -92,11 +108,18 @@ static void cs_export_sizes(const cs_model *model, const cs_export_plan *plan, c
         const cs_problem prob = cs_export_problem(coll, p, bytes);
         const char *dflt, *words = NULL, *ours = NULL;
         const double native = cs_library_price(model, &prob, &dflt);
-        double best = -1.0;
-        int choice = 0, dflt_choice = -1;
+        double best = -1.0, best_unsafe = -1.0;
+        int choice = 0, dflt_choice = -1, unsafe = -1;
         for (int a = 0; plan->algs[coll][a].mpir || plan->algs[coll][a].alg; a++) {
             const char *w;
             const double t = cs_export_price(model, &prob, &plan->algs[coll][a], &w);
+            if (plan->algs[coll][a].unsafe) { /* priced, never named */
+                if (t >= 0 && (best_unsafe < 0 || t < best_unsafe * (1 - 1e-9))) {
+                    best_unsafe = t;
+                    unsafe = a;
+                }
+                continue;
+            }
             /* the default's name (an algorithm whose fallback runs it names it too) */
             if (t >= 0 && dflt_choice < 0 && !strcmp(w, dflt) && t <= native * (1 + 1e-9))
                 dflt_choice = a;
@@ -119,13 +142,18 @@ static void cs_export_sizes(const cs_model *model, const cs_export_plan *plan, c
                 best = native;
             }
         }
+        /* said where the unsafe one would have been named: cheapest, and by the margin */
+        if (unsafe >= 0 && !(best_unsafe < best * (1 - 1e-9) && best_unsafe < native * (1 - model->margin)))
+            unsafe = -1;
         const double mine = cs_export_ours(model, &prob, &ours);
         const double gain = mine > 0 ? best / mine : 0.0;
         cs_export_msg *band = com->n && com->msg[com->n - 1].alg == choice ? &com->msg[com->n - 1] : NULL;
         if (!band) {
             band = &com->msg[com->n++];
-            *band = (cs_export_msg){.alg = choice, .words = words};
+            *band = (cs_export_msg){.alg = choice, .words = words, .unsafe = -1};
         }
+        if (band->unsafe < 0)
+            band->unsafe = unsafe;
         band->upto = bytes;
         if (gain > band->gain) {
             band->gain = gain;
@@ -170,13 +198,16 @@ int cs_export_plan_make(const cs_model *model, int library, int pmax, cs_export_
             if (merge && n && cs_export_same(&com[n - 1], &here)) {
                 cs_export_com *band = &com[n - 1];
                 band->p_hi = p;
-                for (int b = 0; b < band->n; b++)
+                for (int b = 0; b < band->n; b++) {
+                    if (band->msg[b].unsafe < 0)
+                        band->msg[b].unsafe = here.msg[b].unsafe;
                     if (here.msg[b].gain > band->msg[b].gain) {
                         band->msg[b].gain = here.msg[b].gain;
                         band->msg[b].gain_at = here.msg[b].gain_at;
                         band->msg[b].gain_p = p;
                         band->msg[b].ours = here.msg[b].ours;
                     }
+                }
                 continue;
             }
             com[n++] = here;
@@ -215,4 +246,38 @@ void cs_export_report(const cs_export_plan *plan, double margin, FILE *out)
     }
     if (!any)
         fprintf(out, "# none: the library's own algorithms are the model's best everywhere\n");
+}
+
+int cs_export_report_unsafe(const cs_export_plan *plan, const char *prefix, FILE *out)
+{
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        const cs_coll coll = cs_export_colls[i];
+        for (int c = 0; c < plan->ncom[coll]; c++) {
+            const cs_export_com *com = &plan->com[coll][c];
+            for (int b = 0; b < com->n; b++) {
+                const cs_export_msg *m = &com->msg[b];
+                if (m->unsafe < 0)
+                    continue;
+                const size_t from = b ? com->msg[b - 1].upto + 1 : 0;
+                fprintf(out, "%s: %s p = %d-%d, ", prefix, cs_coll_name(coll), com->p_lo, com->p_hi);
+                if (b + 1 < com->n)
+                    fprintf(out, "%zu-%zu B", from, m->upto);
+                else
+                    fprintf(out, "from %zu B", from);
+                if (m->alg < 0)
+                    fprintf(out, ": the library's own decision (0)");
+                else
+                    fprintf(out, ": %s (%d)", m->words, plan->algs[coll][m->alg].alg);
+                fprintf(out, ", not the cheaper %s\n", plan->algs[coll][m->unsafe].unsafe);
+                n++;
+            }
+        }
+    }
+    if (n)
+        fprintf(out,
+                "%s: %d bands name another algorithm than the cheapest: a tuning file cannot tell operators or "
+                "datatypes apart, and never names one wrong for some of them\n",
+                prefix, n);
+    return n;
 }

@@ -14,10 +14,15 @@
 
 enum { CS_EXPORT_SIZES = 25 }; /* the grid: 1 B to 16 MiB, every power of two */
 
-/* One of the library's algorithms: MPICH's MPIR name or Open MPI's number (and chain fan-out). */
+/* One of the library's algorithms: MPICH's MPIR name or Open MPI's number (and chain fan-out).
+ * unsafe: why a file must never name it (wrong for a class of calls the file cannot tell
+ * apart: an operator's commutativity, a derived datatype), NULL where it is right for every call
+ * the library accepts; such an algorithm is priced, and where it would have been named, the
+ * export says which band it left and why. */
 typedef struct cs_export_alg {
     const char *mpir;
     int alg, fanout;
+    const char *unsafe;
 } cs_export_alg;
 
 /* Sizes (from, upto] (MPICH's avg_msg_size<=upto) or [upto, next) (Open MPI's
@@ -31,6 +36,7 @@ typedef struct cs_export_msg {
     size_t gain_at;
     int gain_p;
     const char *ours;
+    int unsafe; /* index in algs of an unsafe algorithm priced cheapest in the band; -1: none */
 } cs_export_msg;
 
 typedef struct cs_export_com {
@@ -56,6 +62,10 @@ void cs_export_plan_free(cs_export_plan *plan);
 
 /* Where collshim's own would win: a line per band on out. */
 void cs_export_report(const cs_export_plan *plan, double margin, FILE *out);
+
+/* A line per band where an unsafe algorithm was priced cheapest and the file names another
+ * (prefix: the line's start, e.g. the tool's name). The number of such bands. */
+int cs_export_report_unsafe(const cs_export_plan *plan, const char *prefix, FILE *out);
 
 /* The files (export_mpich.c, export_openmpi.c): 0, or -1 with why. base:
  * MPICH's tree for the other collectives (NULL: the one built into the
