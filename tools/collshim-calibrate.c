@@ -6,7 +6,7 @@
  *                                   [--reps N] [--noise F] [--target SECONDS] [--colls LIST]
  *                                   [--skip LIST]
  *   mpiexec.mpich -n P collshim-calibrate --fit [-o machine.yaml] [...]
- *   mpiexec.mpich -n P collshim-calibrate --verify machine.yaml [--quick] [...]
+ *   mpiexec.mpich -n P collshim-calibrate --verify machine.yaml [-o fixed.yaml] [--quick] [...]
  *
  * (mpirun.openmpi for Open MPI's build: it times the library it runs on and writes it as
  * model.library.) Run it with the launcher, the nodes and the ranks per node of the real jobs. It
@@ -47,7 +47,11 @@
  * --verify FILE reads a configuration (either kind) and times, cell by cell,
  * what collshim would run under it (select's decision, as the shim makes it)
  * against the library, both ways, and reports every cell where that is slower
- * beyond the noise by either, and the model's error per algorithm.
+ * beyond the noise by either (what ran, the rule, both times and the ratio) and
+ * what to do, and the model's error per algorithm. With -o FIXED it writes FILE
+ * with those cells native and every other rule as it was (cs_cal_verify_fix,
+ * calibrate/summary.h): rank 0, which timed every cell, gives every rank its
+ * verdicts, and writes.
  * Exit status (tools/cs_tool.h, as the other tools): 0; 1 when the work failed (a
  * wrong result, the model not fitted, the file not written); 2 on a usage error
  * (fewer than 2 ranks, an unknown option or bad value, a configuration that
@@ -56,10 +60,12 @@
 #include <errno.h>
 #include <math.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "calibrate/tool.h"
 #include "cs_tool.h"
@@ -110,6 +116,39 @@ static int write_config(cal_state *st, const int *qs, int nq, int ncut_q)
     return fclose(f) != 0 || rc != 0 ? -1 : 0;
 }
 
+/* --verify FILE -o FIXED: FILE as read (cfg) with the slower cells set[] native (cs_cal_verify_fix), its own
+ * opening comments kept under a line that says which were set. 0, or -1. */
+static int write_fixed(const cal_opts *o, const cs_config *cfg, const cs_cal_verify_cell *cells, int n, const int *set)
+{
+    char comments[8192] = "", line[1024], when[64];
+    FILE *in = fopen(o->verify, "r"), *f;
+    if (in) { /* FILE's opening comments, how it was made: read before FIXED is opened, which may be FILE */
+        while (fgets(line, sizeof line, in) && line[0] == '#' && strlen(comments) + strlen(line) < sizeof comments)
+            strcat(comments, line);
+        fclose(in);
+    }
+    if (!(f = fopen(o->out, "w"))) {
+        fprintf(stderr, "collshim-calibrate: %s: %s\n", o->out, strerror(errno));
+        return -1;
+    }
+    time_t now = time(NULL);
+    int nset = 0;
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
+    for (int i = 0; i < n; i++)
+        nset += set[i];
+    fprintf(f,
+            "# Written by collshim-calibrate --verify %s -o %s on %s: %d ranks; %s with %d cell%s measured slower\n"
+            "# than the library set native%s\n",
+            o->verify, o->out, when, cal_world, o->verify, nset, nset == 1 ? "" : "s", nset ? ":" : "");
+    for (int i = 0; i < n; i++)
+        if (set[i])
+            fprintf(f, "#   %s at p = %d, %zu bytes: was %s, %.2f of the library's time\n", cells[i].coll, cells[i].p,
+                    cells[i].bytes, cells[i].what, cells[i].ratio.median);
+    fputs(comments, f);
+    int rc = cs_config_write(f, cfg);
+    return fclose(f) != 0 || rc != 0 ? -1 : 0;
+}
+
 /* The library this process runs on, as MPI_Get_library_version names it (its first line in
  * version); where that fails, the one whose mpi.h the tool was built with. */
 static cs_library library_running(char *version)
@@ -150,6 +189,42 @@ static int library_priced(cs_config *cfg, cs_config_error *err)
     return 0;
 }
 
+/* More ranks on a node than it has cores (those this rank may run on): said once, on rank 0, with
+ * what it costs and what to do. MPICH's ch4:ucx busy-polls, so each call then waits for time slices:
+ * --quick at p = 8 on 2 cores took 300 to 400 s here, and 20 to 35 s with the test suite's yield
+ * wrapper preloaded (docs/calibration.md). Every rank calls it. */
+static void warn_oversubscribed(void)
+{
+    MPI_Comm node;
+    cpu_set_t cpus;
+    int ranks, cores = (int)sysconf(_SC_NPROCESSORS_ONLN), over, any;
+    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+        cores = CPU_COUNT(&cpus);
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    PMPI_Comm_size(node, &ranks);
+    PMPI_Comm_free(&node);
+    over = cores > 0 && ranks > cores;
+    PMPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (cal_rank != 0 || !any)
+        return;
+    const char *preload = getenv("LD_PRELOAD");
+    const int yields = preload && strstr(preload, "yield");
+    char where[64] = "a node";
+    if (over)
+        snprintf(where, sizeof where, "rank 0's node (%d ranks, %d cores)", ranks, cores);
+    printf("# warning: more ranks than cores on %s: what is timed is an oversubscribed machine, not a job with one "
+           "rank per core\n",
+           where);
+#ifndef OPEN_MPI
+    if (!yields)
+        printf("#          and MPICH busy-polls, so every call waits for time slices (--quick at p = 8 on 2 cores\n"
+               "#          took 300 to 400 s, and 20 to 35 s with the test suite's yield wrapper preloaded:\n"
+               "#          LD_PRELOAD=build/libcs_yield.so, as make check runs it; docs/calibration.md)\n");
+#endif
+    fprintf(stderr, "collshim-calibrate: warning: more ranks than cores on %s%s\n", where,
+            yields ? "" : ": see standard output");
+}
+
 /* A configuration that cannot be used (--verify's file, COLLSHIM_LIBRARY): said once, and the exit status. */
 static int config_failed(const cs_config_error *err)
 {
@@ -184,11 +259,16 @@ int main(int argc, char **argv)
         return CS_TOOL_EXIT_USAGE;
     }
     st.o = &o;
+    warn_oversubscribed();
     cs_config_defaults(&st.cfg);
     st.defaults = st.cfg.model;
     const double t0 = PMPI_Wtime();
     cs_config_error err;
-    if ((o.verify && cs_config_load(o.verify, &st.cfg, &err) != 0) || library_priced(&st.cfg, &err) != 0)
+    static cs_config as_read; /* --verify's file as read, for -o */
+    if (o.verify && cs_config_load(o.verify, &st.cfg, &err) != 0)
+        return config_failed(&err);
+    as_read = st.cfg;
+    if (library_priced(&st.cfg, &err) != 0)
         return config_failed(&err);
     st.defaults.library = st.cfg.model.library;
     if (o.verify) {
@@ -237,6 +317,26 @@ int main(int argc, char **argv)
         rc = any;
         done++;
     }
+    /* --verify: rank 0's verdicts, which it timed every cell of, are every rank's; rank 0 alone writes -o. */
+    static int set[NELEMS(st.verify)];
+    int slower = 0, nverify = st.nverify;
+    if (o.verify) {
+        int verdict[NELEMS(st.verify)];
+        PMPI_Bcast(&nverify, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        for (int i = 0; i < nverify && cal_rank == 0; i++)
+            verdict[i] = st.verify[i].verdict;
+        PMPI_Bcast(verdict, nverify, MPI_INT, 0, MPI_COMM_WORLD);
+        for (int i = 0; i < nverify; i++)
+            slower += verdict[i] == CS_CAL_SLOWER;
+    }
+    int unwritten = 0; /* -o FIXED could not be written: the verdicts are said all the same, then exit 1 */
+    if (o.verify && o.out_given && rc == 0) {
+        if (cal_rank == 0) {
+            cs_cal_verify_fix(&as_read, st.verify, st.nverify, set);
+            unwritten = write_fixed(&o, &as_read, st.verify, st.nverify, set) != 0;
+        }
+        PMPI_Bcast(&unwritten, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     if (cal_rank == 0 && rc == 0) {
         if (done > 0)
             cal_print_errors(&st);
@@ -247,7 +347,8 @@ int main(int argc, char **argv)
             printf("\n");
         }
         if (o.verify) {
-            cs_cal_verify_print(stdout, st.verify, st.nverify);
+            const int fixed = o.out_given && !unwritten;
+            cs_cal_verify_print(stdout, st.verify, st.nverify, o.verify, fixed ? o.out : NULL, fixed ? set : NULL);
         } else {
             if (st.nerr > 0)
                 printf("# model error, median |predicted/measured - 1| over %d timings of ours: built-in model "
@@ -264,8 +365,6 @@ int main(int argc, char **argv)
         }
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int slower = st.verify_slower;
-    PMPI_Bcast(&slower, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
-    return rc ? 1 : slower ? 3 : 0;
+    return rc || unwritten ? 1 : slower ? 3 : 0;
 }

@@ -159,10 +159,26 @@ static void verify_cell(cal_state *st, const cs_problem *prob, const cal_row *ro
 {
     const cal_opts *o = st->o;
     const cs_cal_ratio r = cal_worse_ratio(&rows[1].path, &rows[0].path, o->reps, o->noise);
+    /* the timing whose ratio that is (cs_cal_ratio_worse: the common start's where it is the larger) */
+    const int start = cal_ratio_of(&rows[1].path, &rows[0].path, 1, o->reps, o->noise).median >
+                      cal_ratio_of(&rows[1].path, &rows[0].path, 0, o->reps, o->noise).median;
     const int ours = rows[1].path.alg->build != NULL; /* else the library runs: no verdict to give */
+    /* <coll>.algorithm decided it (or the algorithm in its place): before every rule, none to set native */
+    const cs_coll_config *cc = &st->cfg.coll[prob->coll];
+    const int forced = !rows[1].d.rule && cc->choice == CS_CHOICE_FORCED &&
+                       (rows[1].d.alg == cc->alg || rows[1].d.alg == cc->alg->instead);
     const cs_cal_verdict v = ours ? cs_cal_verdict_of(r, o->noise) : CS_CAL_AS_FAST;
-    cs_cal_verify_cell cell = {
-        .coll = cs_coll_name(prob->coll), .p = prob->p, .bytes = prob->bytes, .ratio = r, .verdict = v};
+    cs_cal_verify_cell cell = {.coll = cs_coll_name(prob->coll),
+                               .coll_id = prob->coll,
+                               .p = prob->p,
+                               .bytes = prob->bytes,
+                               .ratio = r,
+                               .verdict = v,
+                               .t = cal_median_time(start ? rows[1].path.t_start : rows[1].path.t, o->reps),
+                               .t_native = cal_median_time(start ? rows[0].path.t_start : rows[0].path.t, o->reps),
+                               .start = start,
+                               .rule = rows[1].d.rule,
+                               .forced = forced};
     char spec[128], why[sizeof cell.what + 32];
     cs_alg_spec(rows[1].path.alg, &rows[1].path.params, spec, sizeof spec);
     if (rows[1].d.rule)
@@ -172,7 +188,6 @@ static void verify_cell(cal_state *st, const cs_problem *prob, const cal_row *ro
         snprintf(cell.what, sizeof cell.what, "%s (%s)", spec, rows[1].d.reason);
     if (st->nverify < NELEMS(st->verify))
         st->verify[st->nverify++] = cell;
-    st->verify_slower += v == CS_CAL_SLOWER;
     if (cal_rank == 0) {
         snprintf(why, sizeof why, "%s: %s", ours ? cs_cal_verdict_name(v) : "the library", cell.what);
         cal_print_row(prob, &rows[0], &rows[0], o->reps, "");

@@ -24,7 +24,7 @@ void cal_usage(FILE *f)
         fprintf(f,
                 "usage: collshim-calibrate [--rules] [-o FILE] [--quick | --budget DURATION] [options]\n"
                 "       collshim-calibrate --fit [-o FILE] [options]\n"
-                "       collshim-calibrate --verify FILE [--quick] [options]\n"
+                "       collshim-calibrate --verify FILE [-o FIXED] [--quick] [options]\n"
                 "Run under " CAL_LAUNCHER " with 2 or more ranks, placed as the real jobs are: measures the machine\n"
                 "and writes collshim's configuration for it: the fitted model, and (--rules) rules per\n"
                 "communicator size and message size.\n"
@@ -34,10 +34,15 @@ void cal_usage(FILE *f)
                 "                     PMPI_Reduce_local) and write it with no rules: seconds at p = 2;\n"
                 "                     every algorithm is timed at the world's p at 8 B, 1 KiB (64 KiB for\n"
                 "                     the reductions) for the model's error, not for rules\n"
-                "  -o FILE            the configuration to write (default collshim-machine.yaml)\n"
-                "  --quick            4 message sizes, 5 repetitions: a minute, not a verdict\n"
+                "  -o FILE            the configuration to write (default collshim-machine.yaml); with --verify,\n"
+                "                     the verified file with its cells slower than the library set native\n"
+                "  --quick            4 message sizes, 5 repetitions: a smoke test, not a verdict. Measured on 2\n"
+                "                     cores under MPICH, oversubscribed: about 8 s at p = 4 and 20-35 s at p = 8\n"
+                "                     with the test suite's yield wrapper preloaded (build/libcs_yield.so), about\n"
+                "                     35-55 s and 300-400 s without it (docs/calibration.md)\n"
                 "  --budget D         no new communicator size after D (90s, 20m, 1h); the cut is said\n"
-                "  --verify FILE      time what FILE makes collshim run against the library\n"
+                "  --verify FILE      time what FILE makes collshim run against the library, naming each cell\n"
+                "                     slower; with -o FIXED, write FILE to FIXED with those cells native\n"
                 "  --sizes LIST       message sizes, increasing (bytes; K, M, G: KiB, MiB, GiB), e.g. 8,1K,64K (at "
                 "most %d;\n"
                 "                     alltoall: per destination; reductions: from 8, doubles)\n"
@@ -195,7 +200,7 @@ int cal_parse_opts(int argc, char **argv, cal_opts *o)
             return -1;
         i++;
         if (!strcmp(a, "-o"))
-            o->out = v;
+            o->out = v, o->out_given = 1;
         else if (!strcmp(a, "--verify"))
             o->verify = v;
         else if (!strcmp(a, "--budget") && (o->budget = parse_duration(v)) >= 0)

@@ -27,6 +27,7 @@
 
 typedef struct cal_opts {
     const char *out, *verify;
+    int out_given; /* -o: with --verify, the file with its slower cells native */
     int quick;
     int fit;       /* --fit: the model only, no rules */
     double budget; /* seconds; 0: none */
@@ -66,7 +67,7 @@ typedef struct cal_state {
     double err_fit[4096], err_default[4096];
     int nerr;
     cs_cal_verify_cell verify[CS_COLL_LAST * CAL_MAX_CELLS]; /* --verify's cells */
-    int nverify, verify_slower;
+    int nverify;
     int cells_planned, cells_done; /* for the progress line */
     double t_cells;                /* when the first cell began */
     cal_err errs[48];
