@@ -1,18 +1,22 @@
 /*
  * collshim-report: what the decision logs of one or many ranks say, condensed.
  *
- * usage: collshim-report [--svg FILE] LOG...     (LOG "-": standard input; options anywhere)
+ * usage: collshim-report [--svg FILE] [--cores N] LOG...     (LOG "-": standard input; options anywhere)
  *
  * Reads the JSON call lines of logs written at COLLSHIM_LOG_LEVEL=calls (src/log/log.c; rank 0's
  * summary, as a table or a JSON record, and other text in them are skipped) and prints, per
  * collective and communicator size p (logs mix communicators), one line per size bin x
  * algorithm: the calls, their total and median time, the median prediction and its ratio to the
  * median measured time, and why the calls ran it (the class of the log's reasons:
- * tools/report/why.h). Bins are powers of two, [2^k, 2^(k+1)) bytes. Reduce's root is reported
- * apart from its other ranks. The algorithm chosen in a bin is the one collshim's selection ran
- * most often there (forced calls, experiments, count only where all were: tools/report/table.h);
- * a "faster:" line follows each bin where another algorithm measured a lower median, and a "far
- * off:" line each row whose prediction is 3x or more from its median, in words. Window lines of
+ * tools/report/why.h). Each rank's first call of a collective, p, size bin and algorithm is left
+ * out as set-up where the rank made more than one there (tools/report/table.h). Bins are powers
+ * of two, [2^k, 2^(k+1)) bytes. Reduce's root is reported apart from its other ranks. The
+ * algorithm chosen in a bin is the one collshim's selection ran most often there (forced calls,
+ * experiments, count only where all were: tools/report/table.h); a "faster:" line follows each
+ * bin where another algorithm measured a lower median, and a "far off:" line each row whose
+ * prediction is 3x or more from its median, in words: "set-up?" where the row holds one call a
+ * rank, "oversubscribed?" only where its ranks on one node (from the log's p, nodes and share)
+ * exceed the cores of a node (this machine's, or --cores N). Window lines of
  * the extension API are reported the same way, per window n as well.
  *
  * --svg FILE draws, for each collective and p, the median time against message size per
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cs_tool.h"
 #include "report/logline.h"
@@ -34,8 +39,10 @@ typedef struct cs_counts {
     size_t files, calls, windows, other, bad;
     size_t whys[CS_WHY_LAST]; /* the calls per reason class */
     int roles;                /* some reduce lines name their rank and root */
-    /* The notes printed: "faster:", "far off:" each way, and those 30x faster or more. */
-    int faster, far_faster, far_slower, oversubscribed;
+    /* The notes printed: "faster:", "far off:" each way, and those put down to set-up and to
+     * more ranks than cores. */
+    int faster, far_faster, far_slower, setup, oversubscribed;
+    int cores_given; /* --cores N, not this machine's count */
 } cs_counts;
 
 /* The widths of the variable columns. */
@@ -47,16 +54,19 @@ static const char *const cs_prog = "collshim-report";
 
 static void cs_usage(FILE *f)
 {
-    fprintf(f, "usage: collshim-report [--svg FILE] LOG...\n"
+    fprintf(f, "usage: collshim-report [--svg FILE] [--cores N] LOG...\n"
                "What collshim's logs (COLLSHIM_LOG_LEVEL=calls; one per rank, or several runs) say, per\n"
                "collective, p, size bin and algorithm: the calls, their median times, the model's\n"
                "prediction and why the calls ran what they ran; reduce's root apart from the other ranks;\n"
                "\"faster:\" where another algorithm measured faster than the one chosen, \"far off:\" where\n"
-               "the model's prediction is 3x or more from the measured time. Options may come anywhere;\n"
-               "-- ends them.\n"
+               "the model's prediction is 3x or more from the measured time. Each rank's first call of a\n"
+               "collective, p, size bin and algorithm is left out as set-up where it made more there.\n"
+               "Options may come anywhere; -- ends them.\n"
                "\n"
                "  LOG          a log file; - reads standard input\n"
                "  --svg FILE   also plot median time against message size, one panel per collective and p\n"
+               "  --cores N    the cores of one of the logs' nodes (default: this machine's), for\n"
+               "               \"oversubscribed?\": said only where a node had more ranks than cores\n"
                "  -h, --help   this text\n" CS_TOOL_EXIT_STATUS);
 }
 
@@ -82,7 +92,7 @@ static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
             n->bad++;
             break;
         case CS_LINE_CALL:
-            if (cs_table_add(t, &l) != 0) {
+            if (cs_table_add(t, &l, (int)n->files) != 0) {
                 fprintf(stderr, "%s: out of memory\n", cs_prog);
                 exit(1);
             }
@@ -105,16 +115,23 @@ static int cs_read_log(const char *path, cs_table *t, cs_counts *n)
 
 /* ---- the text --------------------------------------------------------------- */
 
-static void cs_print_header(const cs_counts *n)
+static void cs_print_header(const cs_table *t, const cs_counts *n)
 {
     printf("# collshim-report: %zu calls from %zu log%s (%zu of them window lines); %zu other lines skipped,"
            " %zu bad\n",
            n->calls, n->files, n->files == 1 ? "" : "s", n->windows, n->other, n->bad);
     printf("# bins: [2^k, 2^(k+1)) bytes as logged (alltoall: the block for one destination)\n"
            "# calls: log lines, one per logging rank per call; times in seconds, medians over the lines\n"
+           "# set-up left out: %zu call%s, each rank's first of a collective, p, bin and algorithm where it\n"
+           "#    made more there (a row of one call a rank keeps it: \"set-up?\" where far off)\n"
            "# pred/meas: median predicted / median measured; - where the model prices nothing (native)\n"
            "# *: the algorithm chosen in the bin: the one collshim's selection ran most often (calls forced\n"
-           "#    by the environment or the configuration count only in a bin where every call was forced)\n");
+           "#    by the environment or the configuration count only in a bin where every call was forced)\n",
+           t->nsetup, t->nsetup == 1 ? "" : "s");
+    printf("# cores: %d a node (%s)\n"
+           "#    \"oversubscribed?\" only where a row's ranks on one node (ceil(p / nodes) x share, from the\n"
+           "#    log; p where it has no nodes) exceed them\n",
+           t->cores, n->cores_given ? "--cores" : "this machine's; --cores N: the logs' machine's");
     if (n->roles)
         printf("# reduce: the root apart from the other ranks (the root waits for the whole reduction)\n");
     printf("# why: what decided the calls, from the log's reasons (calls per class where they differ):\n");
@@ -178,23 +195,27 @@ static void cs_print_far_off(const cs_table *t, const cs_row *rows, size_t n, cs
         const int dir = cs_far_off(rows[i].predicted, rows[i].median, &factor);
         if (!dir)
             continue;
-        cs_far_off_words(dir, factor, words, sizeof words);
+        const cs_far_cause cause = cs_row_far_cause(t, &rows[i], dir);
+        cs_far_off_words(dir, factor, cause, rows[i].node_ranks, t->cores, words, sizeof words);
         printf("far off: %s %s: %s: %s\n", group, bin, cs_table_name(t, rows[i].alg), words);
         counts->far_faster += dir < 0;
         counts->far_slower += dir > 0;
-        counts->oversubscribed += dir < 0 && factor >= CS_FAR_OVERSUBSCRIBED;
+        counts->setup += cause == CS_FAR_SETUP;
+        counts->oversubscribed += cause == CS_FAR_OVERSUBSCRIBED;
     }
 }
 
 /* One group (collective, n, p, role): rows[0..n). */
 static void cs_print_group(const cs_table *t, const cs_row *rows, size_t n, const cs_widths *w, cs_counts *counts)
 {
-    char group[96];
-    size_t calls = 0;
+    char group[96], setup[48] = "";
+    size_t calls = 0, first = cs_table_setup_in_group(t, rows);
     for (size_t i = 0; i < n; i++)
         calls += rows[i].calls;
+    if (first)
+        snprintf(setup, sizeof setup, " (and %zu set-up call%s left out)", first, first == 1 ? "" : "s");
     cs_group_name(t, rows, group, sizeof group);
-    printf("\n== %s: %zu call%s\n", group, calls, calls == 1 ? "" : "s");
+    printf("\n== %s: %zu call%s%s\n", group, calls, calls == 1 ? "" : "s", setup);
     printf("%-11s   %-*s %7s %10s %10s %10s %9s  %-*s  %s\n", "bytes", w->alg, "alg", "calls", "total_s", "median_s",
            "pred_s", "pred/meas", w->why, "why", "spec (most calls)");
     for (size_t i = 0, j; i < n; i = j) {
@@ -213,6 +234,8 @@ static void cs_print_other_reasons(const cs_table *t)
         return;
     for (size_t i = 0; i < t->ncalls; i++)
         calls[t->calls[i].reason + 1]++; /* [0]: the calls of a known class */
+    for (size_t i = 0; i < t->nsetup; i++)
+        calls[t->setup[i].reason + 1]++;
     printf("# reasons of class other (not known to this report):\n");
     for (int i = 0; i < t->nnames; i++) {
         const char *reason = cs_table_name(t, i), *s = calls[i + 1] == 1 ? "" : "s";
@@ -235,11 +258,13 @@ static void cs_print_notes(const cs_table *t, const cs_counts *n)
     if (far) {
         printf("# %d row%s where the model is far off (%gx or more either way): %d predicted faster, %d slower\n", far,
                far == 1 ? "" : "s", CS_FAR_OFF, n->far_faster, n->far_slower);
+        if (n->setup)
+            printf("#   %d of one call a rank, predicted faster: set-up? (the first call of a size pays it)\n",
+                   n->setup);
         if (n->oversubscribed)
-            printf("#   %d predicted %gx faster or more: more ranks than cores (oversubscribed), or a busy "
-                   "machine?\n",
-                   n->oversubscribed, CS_FAR_OVERSUBSCRIBED);
-        if (far > n->oversubscribed)
+            printf("#   %d predicted faster on a node with more ranks than its %d cores: oversubscribed?\n",
+                   n->oversubscribed, t->cores);
+        if (far > n->setup + n->oversubscribed)
             printf("#   is the model this machine's? collshim-calibrate measures it\n");
     }
     if (n->whys[CS_WHY_OTHER])
@@ -256,7 +281,7 @@ static void cs_print_report(const cs_table *t, cs_counts *counts)
         w.alg = a > w.alg ? a : w.alg;
         w.why = (int)strlen(why) > w.why ? (int)strlen(why) : w.why;
     }
-    cs_print_header(counts);
+    cs_print_header(t, counts);
     for (size_t i = 0, j; i < t->nrows; i = j) {
         for (j = i + 1; j < t->nrows && cs_row_same_group(&t->rows[i], &t->rows[j]); j++)
             ;
@@ -268,16 +293,25 @@ static void cs_print_report(const cs_table *t, cs_counts *counts)
 /* ---- main ------------------------------------------------------------------- */
 
 /* The options, anywhere among the logs (getopt_long moves the logs to the end; "--" ends the
- * options): *svg and the index of the first log. 0, 1 (help), or the exit status of an error
- * already reported. */
-static int cs_parse_args(int argc, char **argv, const char **svg, int *first)
+ * options): *svg, *cores (left as it was without --cores) and the index of the first log. 0, 1
+ * (help), or the exit status of an error already reported. */
+static int cs_parse_args(int argc, char **argv, const char **svg, int *cores, int *first)
 {
-    static const struct option longs[] = {{"svg", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0}};
+    static const struct option longs[] = {
+        {"svg", required_argument, 0, 's'}, {"cores", required_argument, 0, 'c'}, {"help", no_argument, 0, 'h'}, {0}};
     int opt;
+    char *end;
+    long v;
     opterr = 0; /* its messages name argv[0]; ours name the tool */
     while ((opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
         switch (opt) {
         case 's': *svg = optarg; break;
+        case 'c':
+            v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 1 || v > 1 << 20)
+                return cs_tool_usage_error(cs_prog, "--cores: '%s' is not a count of cores", optarg);
+            *cores = (int)v;
+            break;
         case 'h': return 1;
         case ':': return cs_tool_usage_error(cs_prog, "%s needs a value", argv[optind - 1]);
         default:
@@ -295,7 +329,10 @@ int main(int argc, char **argv)
     const char *svg = NULL;
     cs_table t = {0};
     cs_counts counts = {0};
-    int first = 0, rc = cs_parse_args(argc, argv, &svg, &first);
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores = 0, first = 0, rc = cs_parse_args(argc, argv, &svg, &cores, &first);
+    counts.cores_given = cores > 0;
+    t.cores = cores > 0 ? cores : online > 0 ? (int)online : 0;
     if (rc == 1)
         cs_usage(stdout);
     if (rc != 0)

@@ -139,6 +139,9 @@ static int cs_field_set(const char *key, const char *value, int quoted, cs_logli
     } else if (!strcmp(key, "n")) {
         rc = quoted || cs_parse_size(value, &v, INT_MAX) != 0 ? -1 : 0;
         out->n = (int)v;
+    } else if (!strcmp(key, "nodes") || !strcmp(key, "share")) {
+        rc = quoted || cs_parse_size(value, &v, INT_MAX) != 0 ? -1 : 0;
+        *(key[0] == 'n' ? &out->nodes : &out->share) = rc ? (key[0] == 'n' ? -1 : 1) : (int)v;
     } else if (!strcmp(key, "rank") || !strcmp(key, "root")) {
         rc = quoted || cs_parse_int(value, key[1] == 'a' ? &out->rank : &out->root) != 0 ? -1 : 0;
     } else if (!strcmp(key, "bytes")) {
@@ -247,6 +250,8 @@ cs_line_kind cs_logline_parse(const char *line, cs_logline *out, char *why, size
     memset(out, 0, sizeof *out);
     out->predicted = -1;
     out->rank = out->root = -1;
+    out->nodes = -1;
+    out->share = 1;
     out->why = CS_WHY_OTHER;
     if (cs_parse_pairs(s + 1, out, &have, &bad, why, whysize) != 0)
         return CS_LINE_BAD;

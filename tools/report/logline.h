@@ -22,6 +22,8 @@ typedef struct cs_logline {
     double predicted; /* seconds; < 0 where the log says null (native, unpriced) */
     double elapsed;   /* seconds, measured on the logging rank */
     int rank, root;   /* the logging rank and the call's root; -1 where the line has none */
+    int nodes;        /* the nodes the communicator spans; -1 where the line does not say */
+    int share;        /* communicators like this one sharing its nodes (the log's "share"); 1 where absent */
     cs_why why;       /* the class of the line's reason */
     char reason[96];  /* the reason as logged, cut to fit (for the reasons of class other) */
 } cs_logline;

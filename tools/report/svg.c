@@ -338,6 +338,7 @@ static void cs_panel_notes(const cs_panel *pn, double y)
 {
     size_t empty = 0, whys[CS_WHY_LAST] = {0};
     double worst[2] = {0, 0}; /* the factor predicted faster, slower */
+    const cs_row *worst_row[2] = {NULL, NULL};
     char text[160];
     for (size_t i = 0; i < pn->nrows; i++) {
         const cs_row *r = &pn->rows[i];
@@ -345,8 +346,10 @@ static void cs_panel_notes(const cs_panel *pn, double y)
         const int dir = cs_drawn(r) ? cs_far_off(r->predicted, r->median, &factor) : 0;
         empty += r->bin == CS_BIN_EMPTY ? r->calls : 0;
         whys[cs_why_main(r->whys)] += r->chosen && cs_drawn(r);
-        if (dir)
-            worst[dir > 0] = fmax(worst[dir > 0], factor);
+        if (dir && factor > worst[dir > 0]) {
+            worst[dir > 0] = factor;
+            worst_row[dir > 0] = r;
+        }
     }
     size_t n = 0;
     for (int w = 0; w < CS_WHY_LAST && n < sizeof text; w++)
@@ -360,7 +363,9 @@ static void cs_panel_notes(const cs_panel *pn, double y)
     for (int dir = 0; dir < 2; dir++)
         if (worst[dir] > 0) {
             y += 6;
-            cs_far_off_words(dir ? 1 : -1, worst[dir], text, sizeof text);
+            const cs_row *r = worst_row[dir];
+            cs_far_off_words(dir ? 1 : -1, worst[dir], cs_row_far_cause(pn->t, r, dir ? 1 : -1), r->node_ranks,
+                             pn->t->cores, text, sizeof text);
             cs_panel_note(pn, &y, text);
         }
     if (empty) {

@@ -78,8 +78,9 @@ void cs_bin_label(int bin, char *buf, size_t size)
 
 /* ---- calls ------------------------------------------------------------------ */
 
-int cs_table_add(cs_table *t, const cs_logline *l)
+int cs_table_add(cs_table *t, const cs_logline *l, int log)
 {
+    const int nodes = l->nodes > 0 ? l->nodes : 1, share = l->share > 1 ? l->share : 1;
     cs_call c = {.n = l->n,
                  .p = l->p,
                  .bin = cs_bin_of(l->bytes),
@@ -87,7 +88,11 @@ int cs_table_add(cs_table *t, const cs_logline *l)
                  .predicted = l->predicted,
                  .elapsed = l->elapsed,
                  .why = l->why,
-                 .reason = -1};
+                 .reason = -1,
+                 .log = log,
+                 .rank = l->rank,
+                 .seq = t->ncalls,
+                 .node_ranks = (l->p + nodes - 1) / nodes * share};
     if (!strcmp(l->coll, "reduce") && l->rank >= 0 && l->root >= 0)
         c.role = l->rank == l->root ? CS_ROLE_ROOT : CS_ROLE_OTHERS;
     c.coll = cs_table_intern(t, l->coll, strlen(l->coll));
@@ -166,6 +171,8 @@ static cs_row cs_row_of(const cs_table *t, const cs_call *c, size_t n, double *t
     size_t priced = 0;
     cs_row_spec(t, c, n, &row);
     for (size_t i = 0; i < n; i++) {
+        row.alone += (size_t)c[i].alone;
+        row.node_ranks = c[i].node_ranks > row.node_ranks ? c[i].node_ranks : row.node_ranks;
         row.whys[c[i].why]++;
         row.decided += c[i].why != CS_WHY_FORCED;
         row.total += c[i].elapsed;
@@ -180,6 +187,74 @@ static cs_row cs_row_of(const cs_table *t, const cs_call *c, size_t n, double *t
             tmp[priced++] = c[i].predicted;
     row.predicted = priced ? cs_median(tmp, priced) : -1;
     return row;
+}
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+/* Calls of one rank's bin and algorithm next to each other, in the order logged: by log, rank,
+ * collective, n, p, role, bin, algorithm, then place. */
+static int cs_cmp_setup(const void *a, const void *b)
+{
+    const cs_call *x = a, *y = b;
+    int c = cs_cmp_int(x->log, y->log);
+    c = c ? c : cs_cmp_int(x->rank, y->rank);
+    c = c ? c : cs_cmp_int(x->coll, y->coll);
+    c = c ? c : cs_cmp_int(x->n, y->n);
+    c = c ? c : cs_cmp_int(x->p, y->p);
+    c = c ? c : cs_cmp_int((int)x->role, (int)y->role);
+    c = c ? c : cs_cmp_int(x->bin, y->bin);
+    c = c ? c : cs_cmp_int(x->alg, y->alg);
+    return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cs_same_rank_bin(const cs_call *x, const cs_call *y)
+{
+    return x->log == y->log && x->rank == y->rank && x->coll == y->coll && x->n == y->n && x->p == y->p &&
+           x->role == y->role && x->bin == y->bin && x->alg == y->alg;
+}
+
+/* Each rank's first call of a bin and algorithm into t->setup where it made more there; a call
+ * alone in its rank's bin is marked so. t->calls keeps the rest. 0, or -1 when out of memory. */
+static int cs_table_split_setup(cs_table *t)
+{
+    size_t kept = 0;
+    t->nsetup = 0;
+    if (!(t->setup = malloc((t->ncalls ? t->ncalls : 1) * sizeof *t->setup)))
+        return -1;
+    qsort(t->calls, t->ncalls, sizeof *t->calls, cs_cmp_setup);
+    for (size_t i = 0, j; i < t->ncalls; i = j) {
+        for (j = i + 1; j < t->ncalls && cs_same_rank_bin(&t->calls[i], &t->calls[j]); j++)
+            ;
+        if (j - i == 1) {
+            t->calls[i].alone = 1;
+            t->calls[kept++] = t->calls[i];
+            continue;
+        }
+        t->setup[t->nsetup++] = t->calls[i];
+        for (size_t k = i + 1; k < j; k++)
+            t->calls[kept++] = t->calls[k];
+    }
+    t->ncalls = kept;
+    return 0;
+}
+
+size_t cs_table_setup_in_group(const cs_table *t, const cs_row *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nsetup; i++) {
+        const cs_call *c = &t->setup[i];
+        n += c->coll == r->coll && c->n == r->n && c->p == r->p && c->role == r->role;
+    }
+    return n;
+}
+
+cs_far_cause cs_row_far_cause(const cs_table *t, const cs_row *r, int dir)
+{
+    if (dir < 0 && r->alone == r->calls)
+        return CS_FAR_SETUP;
+    if (dir < 0 && t->cores > 0 && r->node_ranks > t->cores)
+        return CS_FAR_OVERSUBSCRIBED;
+    return CS_FAR_MODEL;
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -251,7 +326,7 @@ int cs_table_finish(cs_table *t)
 {
     double *tmp = malloc((t->ncalls ? t->ncalls : 1) * sizeof *tmp);
     t->rows = malloc((t->ncalls ? t->ncalls : 1) * sizeof *t->rows);
-    if (!tmp || !t->rows) {
+    if (!tmp || !t->rows || cs_table_split_setup(t) != 0) {
         free(tmp);
         return -1;
     }
@@ -274,6 +349,7 @@ void cs_table_free(cs_table *t)
         free(t->names[i]);
     free(t->names);
     free(t->calls);
+    free(t->setup);
     free(t->rows);
     *t = (cs_table){0};
 }

@@ -112,11 +112,16 @@ int cs_far_off(double predicted, double measured, double *factor)
     return 0;
 }
 
-void cs_far_off_words(int dir, double factor, char *buf, size_t size)
+void cs_far_off_words(int dir, double factor, cs_far_cause cause, int ranks, int cores, char *buf, size_t size)
 {
-    const char *hint = dir < 0 && factor >= CS_FAR_OVERSUBSCRIBED
-                           ? "oversubscribed?"
-                           : "not calibrated on this machine? (collshim-calibrate)";
+    char hint[96];
+    if (cause == CS_FAR_SETUP)
+        snprintf(hint, sizeof hint, "set-up? (one call a rank)");
+    else if (cause == CS_FAR_OVERSUBSCRIBED)
+        snprintf(hint, sizeof hint, "oversubscribed? (%d ranks on a node of %d core%s)", ranks, cores,
+                 cores == 1 ? "" : "s");
+    else
+        snprintf(hint, sizeof hint, "not calibrated on this machine? (collshim-calibrate)");
     snprintf(buf, size, "the model predicted %.*fx %s: %s", factor < 10 ? 1 : 0, factor, dir < 0 ? "faster" : "slower",
              hint);
 }

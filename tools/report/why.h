@@ -34,16 +34,20 @@ const char *cs_why_meaning(cs_why why);
 cs_why cs_why_main(const size_t *counts);
 void cs_why_label(const size_t *counts, char *buf, size_t size);
 
-/* A prediction this many times from the measured time, either way, is far off. At
- * CS_FAR_OVERSUBSCRIBED times too fast, the machine is more likely the cause than the model. */
+/* A prediction this many times from the measured time, either way, is far off. */
 #define CS_FAR_OFF 3.0
-#define CS_FAR_OVERSUBSCRIBED 30.0
 
 /* How far a prediction is from the measured time: -1 when it is CS_FAR_OFF times faster or more,
  * +1 when that much slower, else 0 (also where either is not positive); *factor >= 1. */
 int cs_far_off(double predicted, double measured, double *factor);
 
-/* "the model predicted 5000x faster: oversubscribed?" for cs_far_off's dir and factor. */
-void cs_far_off_words(int dir, double factor, char *buf, size_t size);
+/* The likely cause of a prediction far off, as the report can tell it: the calls were set-up
+ * (one a rank), the node had more ranks than cores, else the model is not this machine's. */
+typedef enum cs_far_cause { CS_FAR_MODEL, CS_FAR_SETUP, CS_FAR_OVERSUBSCRIBED } cs_far_cause;
+
+/* "the model predicted 40x faster: set-up? (one call a rank)", "...: oversubscribed? (6 ranks
+ * on a node of 2 cores)" (ranks and cores: only for CS_FAR_OVERSUBSCRIBED), "...: not calibrated
+ * on this machine? (collshim-calibrate)", for cs_far_off's dir and factor. */
+void cs_far_off_words(int dir, double factor, cs_far_cause cause, int ranks, int cores, char *buf, size_t size);
 
 #endif
