@@ -95,6 +95,17 @@ int cs_config_apply_env(cs_config *cfg, cs_config_error *err);
 /* Apply one COLLSHIM_* variable over *cfg (nothing if unset or empty). 0 or -1. */
 int cs_config_env_apply_one(cs_config *cfg, const char *name, cs_config_error *err);
 
+/* Unknown COLLSHIM_* variables, in an environment of "NAME=value" entries ending with NULL: one
+ * line each on out, "collshim: unknown variable NAME (did you mean KNOWN?); ignored", and their
+ * number; or the first as a configuration error (-1 with *err; 0 if none). The parts: whether
+ * name[0..len) is a variable collshim or its scripts read, the known name nearest it (NULL:
+ * none near), and the edit distance of two names (case ignored, a swap of neighbours one edit). */
+int cs_config_env_warn_unknown(const char *const *env, FILE *out);
+int cs_config_env_check_unknown(const char *const *env, cs_config_error *err);
+int cs_config_env_known(const char *name, size_t len);
+const char *cs_config_env_nearest(const char *name, size_t len);
+size_t cs_config_env_distance(const char *a, size_t n, const char *b, size_t m);
+
 /*
  * Everything MPI_Init needs: defaults, then COLLSHIM_CONFIG, then the
  * environment. On an error, *cfg is the defaults with every collective

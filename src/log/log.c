@@ -12,32 +12,39 @@
 #define CS_LOG_BINS 6
 #define CS_LOG_ALGS 16
 
-/* Why a call went to the MPI library, one summary row each (the "why"
- * column; "-" for our algorithms): one greppable word per cause, from the
- * decision's reason (select.c, args.c, call.c) or the restriction that
- * turned our algorithms down. The words are part of the summary's format. */
+/* Why a call ran where it did, one summary row per greppable word (the "why" column), from the decision's
+ * reason (select.c, args.c, call.c) or the restriction that turned ours down: for the library's calls why it
+ * ran them, for ours the step that chose them (model, rule, forced: the classes collshim-report gives the same
+ * reasons). The words are part of the summary's format. */
 typedef struct cs_log_why_rule {
+    int ours;                  /* 1: a rule for the calls our algorithms ran; 0: for the library's */
     const char *reason_prefix; /* NULL: matched on the restriction instead */
     const char *declined_part;
     const char *word;
 } cs_log_why_rule;
 
 static const cs_log_why_rule cs_log_whys[] = {
-    {"p = 1", NULL, "p=1"},
-    {"empty message", NULL, "empty"},
-    {"intercommunicator", NULL, "intercommunicator"},
-    {"erroneous", NULL, "erroneous"},
-    {"a message would exceed INT_MAX", NULL, "int-max"},
-    {"native by the", NULL, "configured"},
-    {"in a native size range", NULL, "configured"},
-    {"rule", NULL, "rule"},
-    {"no rule covers", NULL, "rule"},
-    {"operator query failed", NULL, "erroneous"},
-    {NULL, "contiguous", "non-contiguous"},
-    {NULL, "", "restriction"}, /* any other restriction (a power of two p, a commutative operator, ...) */
+    {0, "p = 1", NULL, "p=1"},
+    {0, "empty message", NULL, "empty"},
+    {0, "intercommunicator", NULL, "intercommunicator"},
+    {0, "erroneous", NULL, "erroneous"},
+    {0, "a message would exceed INT_MAX", NULL, "int-max"},
+    {0, "native by the", NULL, "configured"},
+    {0, "in a native size range", NULL, "configured"},
+    {0, "rule", NULL, "rule"},
+    {0, "no rule covers", NULL, "rule"},
+    {0, "operator query failed", NULL, "erroneous"},
+    {0, NULL, "contiguous", "non-contiguous"},
+    {0, NULL, "", "restriction"}, /* any other restriction (a power of two p, a commutative operator, ...) */
+    {1, "breakpoint", NULL, "model"},
+    {1, "model", NULL, "model"},
+    {1, "forced", NULL, "forced"},
+    {1, "in place of the forced", NULL, "forced"},
+    {1, "rule", NULL, "rule"},
+    {1, "the library computes", NULL, "library-wrong"},
 };
 #define CS_LOG_WHYS (1 + (int)(sizeof(cs_log_whys) / sizeof(cs_log_whys[0])) + 1)
-/* Index 0: our algorithm ran ("-"); the last: the model priced the library cheapest ("model"). */
+/* Index 0: ours ran for a reason no rule names ("-"); the last: the model priced the library cheapest. */
 
 static const size_t cs_log_bin_lo[CS_LOG_BINS] = {0, 64, 1024, 16384, 262144, 4194304};
 static const char *const cs_log_bin_name[CS_LOG_BINS] = {"0-63", "64-1K", "1K-16K", "16K-256K", "256K-4M", "4M+"};
@@ -46,6 +53,15 @@ typedef struct cs_log_tally {
     unsigned long long calls, bytes;
     double seconds;
 } cs_log_tally;
+
+/* The collectives not intercepted (cs_log_uncaught): how many one process
+ * names at most, and what the log and the summary say of them. */
+#define CS_LOG_UNCAUGHT 32
+#define CS_LOG_UNCAUGHT_NOTE "ran by the MPI library, not priced or logged"
+typedef struct cs_log_count {
+    const char *name;
+    unsigned long long calls;
+} cs_log_count;
 
 /* A call record at most: its strings are bounded (alg 128, plan 160, how
  * 320, versus 128 bytes; reasons and restrictions are short static text). */
@@ -62,6 +78,8 @@ static struct {
     unsigned char forced[CS_COLL_LAST]; /* the library's algorithms the user forced (model.library_forced) */
     pthread_mutex_t lock;               /* the tallies, under MPI_THREAD_MULTIPLE */
     cs_log_tally tally[CS_COLL_COUNT][CS_LOG_ALGS][CS_LOG_BINS][CS_LOG_WHYS];
+    cs_log_count uncaught[CS_LOG_UNCAUGHT]; /* the collectives the shim did not intercept */
+    int nuncaught;
 } cs_log = {.level = CS_LOG_OFF, .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int cs_log_rank_listed(const cs_config *cfg, int rank)
@@ -277,15 +295,20 @@ static int cs_log_alg_index(const cs_decision *d, cs_coll coll)
 
 static int cs_log_why(const cs_decision *d)
 {
-    if (d->alg->build)
-        return 0;
+    const int ours = d->alg->build != NULL;
     for (int i = 0; i < CS_LOG_WHYS - 2; i++) {
         const cs_log_why_rule *w = &cs_log_whys[i];
-        if (w->reason_prefix ? d->reason && !strncmp(d->reason, w->reason_prefix, strlen(w->reason_prefix))
-                             : d->declined && strstr(d->declined, w->declined_part))
-            return i + 1;
+        if (w->ours != ours)
+            continue;
+        if (!(w->reason_prefix ? d->reason && !strncmp(d->reason, w->reason_prefix, strlen(w->reason_prefix))
+                               : d->declined && strstr(d->declined, w->declined_part)))
+            continue;
+        for (int j = 0; j < i; j++) /* one row per word: the first rule's that says it */
+            if (cs_log_whys[j].ours == ours && !strcmp(cs_log_whys[j].word, w->word))
+                return j + 1;
+        return i + 1;
     }
-    return CS_LOG_WHYS - 1;
+    return ours ? 0 : CS_LOG_WHYS - 1;
 }
 
 static const char *cs_log_why_word(int why)
@@ -429,20 +452,49 @@ static void cs_log_summary(void)
     }
 }
 
+void cs_log_uncaught(const char *name, unsigned long long calls)
+{
+    if (cs_log.level == CS_LOG_OFF || !name || !calls || cs_log.nuncaught >= CS_LOG_UNCAUGHT)
+        return;
+    cs_log.uncaught[cs_log.nuncaught++] = (cs_log_count){name, calls};
+}
+
+/* Level calls: {"record":"not_intercepted","rank":0,"calls":{"MPI_Iallreduce":200},"note":"..."}, no "coll". */
+static void cs_log_write_uncaught(void)
+{
+    char line[CS_LOG_RECORD];
+    size_t n =
+        (size_t)snprintf(line, sizeof line, "{\"record\":\"not_intercepted\",\"rank\":%d,\"calls\":{", cs_log.rank);
+    for (int i = 0; i < cs_log.nuncaught && n < sizeof line; i++)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s\"%s\":%llu", i ? "," : "", cs_log.uncaught[i].name,
+                              cs_log.uncaught[i].calls);
+    if (n < sizeof line &&
+        (n += (size_t)snprintf(line + n, sizeof line - n, "},\"note\":\"%s\"}\n", CS_LOG_UNCAUGHT_NOTE)) < sizeof line)
+        cs_log_put(line, n);
+}
+
 void cs_log_finalize(void)
 {
     if (cs_log.level == CS_LOG_OFF)
         return;
     if (cs_log.summary) {
         cs_log_summary();
+        if (cs_log.nuncaught) /* "@--- not intercepted ---", then "     MPI_Iallreduce 200 calls: ..." */
+            fprintf(cs_log.summary, "@--- not intercepted ---\n");
+        for (int i = 0; i < cs_log.nuncaught; i++)
+            fprintf(cs_log.summary, "     %s %llu call%s: %s\n", cs_log.uncaught[i].name, cs_log.uncaught[i].calls,
+                    cs_log.uncaught[i].calls == 1 ? "" : "s", CS_LOG_UNCAUGHT_NOTE);
         if (cs_log.summary != stderr)
             fclose(cs_log.summary);
         else
             fflush(stderr);
     }
+    if (cs_log.level == CS_LOG_CALLS && cs_log.fd >= 0 && cs_log.nuncaught)
+        cs_log_write_uncaught();
     if (cs_log.fd > STDERR_FILENO)
         close(cs_log.fd);
     cs_log.summary = NULL;
     cs_log.fd = -1;
     cs_log.level = CS_LOG_OFF;
+    cs_log.nuncaught = 0;
 }

@@ -1,8 +1,10 @@
 /*
  * The decision log. Level "calls": one JSON object per line per call on each
  * logging rank. Level "summary": at MPI_Finalize rank 0 writes a table per
- * collective x algorithm x size bin. Level "off": nothing is formatted or
- * written on the call path.
+ * collective x algorithm x size bin x why, then the collectives the shim did
+ * not intercept (cs_log_uncaught), which each logging rank's log also has,
+ * as one record. Level "off": nothing is formatted or written on the call
+ * path.
  */
 #ifndef CS_LOG_H
 #define CS_LOG_H
@@ -31,6 +33,11 @@ void cs_log_open(const cs_config *cfg, int world_rank, int world_size);
 int cs_log_active(void);
 
 void cs_log_call(const cs_record *r);
+
+/* A collective the shim did not intercept and how many times this process
+ * called it (name: static text); before cs_log_finalize, which says so once:
+ * a section of rank 0's summary, a record of each logging rank's log. */
+void cs_log_uncaught(const char *name, unsigned long long calls);
 
 /* Rank 0 writes the summary (level summary or calls); then close. */
 void cs_log_finalize(void);

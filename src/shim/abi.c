@@ -9,7 +9,10 @@
  * the program uses that library, since this build did not bring it. Every
  * call then goes to the program's own definition, found in the library that
  * defines the marker (its C functions) or next in the search order (its
- * Fortran ones, which live in a library of their own).
+ * Fortran ones, which live in a library of their own). The line it says
+ * names the way to the build that fits: the file to preload where
+ * LD_PRELOAD brought this one, else (a program linked with it) the
+ * pkg-config package to link with.
  */
 #include <dlfcn.h>
 #include <libgen.h>
@@ -94,6 +97,32 @@ static int cs_abi_own_bound(void)
 #endif
 }
 
+/* Does preload (LD_PRELOAD: names separated by spaces or colons) name self,
+ * the path this library was loaded from? An entry with a slash names a file,
+ * the same file as self's; one without is a name the loader looked up, the
+ * same as self's last component. Not preloaded, the program links it. */
+static int cs_abi_preloaded(const char *self, const char *preload)
+{
+    char real_self[PATH_MAX], real[PATH_MAX], entry[PATH_MAX];
+    if (!preload || !*preload)
+        return 0;
+    const int have_self = realpath(self, real_self) != NULL;
+    const char *base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
+    for (const char *s = preload; *s;) {
+        const size_t n = strcspn(s, " :\t");
+        if (n > 0 && n < sizeof entry) {
+            memcpy(entry, s, n);
+            entry[n] = '\0';
+            if (strchr(entry, '/') ? have_self && realpath(entry, real) && !strcmp(real, real_self)
+                                   : !strcmp(entry, base))
+                return 1;
+        }
+        s += n;
+        s += strspn(s, " :\t");
+    }
+    return 0;
+}
+
 static void cs_abi_detect(void)
 {
     Dl_info info;
@@ -113,6 +142,13 @@ static void cs_abi_detect(void)
     if (!cs_abi_speaks())
         return;
     const char *self = dladdr((void *)cs_abi_decide, &info) && info.dli_fname ? info.dli_fname : "libcollshim.so";
+    if (!cs_abi_preloaded(self, getenv("LD_PRELOAD"))) { /* linked (pkg-config): the other build's link line */
+        fprintf(stderr,
+                "collshim: %s is built for %s, but this program uses %s: stepping aside (%s's own collectives run); "
+                "link with `pkg-config --libs collshim-%s` instead\n",
+                self, cs_abi_built->name, cs_abi_other->name, cs_abi_other->name, cs_abi_other->dir);
+        return;
+    }
     cs_abi_fitting_build(self, cs_abi_other, fits, sizeof(fits));
     fprintf(stderr,
             "collshim: %s is built for %s, but this program uses %s: stepping aside (%s's own collectives run); "

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "log/log.h"
@@ -18,6 +19,7 @@
 #include "shim/args.h"
 #include "shim/mca.h"
 #include "shim/shim.h"
+#include "shim/uncaught.h"
 
 cs_state cs_shim;
 
@@ -89,6 +91,7 @@ static void cs_shim_stop(void)
         return;
     cs_shim.on = 0;
     cs_context_free_all();
+    cs_uncaught_report(); /* the collectives that passed by: said once, in the summary and the log */
     cs_log_finalize();
 }
 
@@ -114,6 +117,23 @@ static void cs_shim_world_on_node(const cs_model *mo)
     PMPI_Comm_free(&node);
 }
 
+/* COLLSHIM_* variables that nothing reads (a misspelt COLLSHIM_ALLREDUC):
+ * one line each on stderr from rank 0, the nearest known name suggested,
+ * and ignored. Under strict, the first is a configuration error: said as
+ * one (cs_config_report) and the job aborts. */
+static void cs_shim_unknown_env(void)
+{
+    if (!cs_shim.cfg.strict) {
+        if (cs_shim.world_rank == 0)
+            cs_config_env_warn_unknown((const char *const *)environ, stderr);
+        return;
+    }
+    cs_config_error err;
+    if (cs_config_env_check_unknown((const char *const *)environ, &err) != 0 &&
+        cs_config_report(&cs_shim.cfg, &err, cs_shim.world_rank))
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 static void cs_shim_start(void)
 {
     cs_config_error err;
@@ -131,6 +151,7 @@ static void cs_shim_start(void)
     cs_args_probe_ops();
     if (cs_config_init(&cs_shim.cfg, &err) != 0 && cs_config_report(&cs_shim.cfg, &err, cs_shim.world_rank))
         PMPI_Abort(MPI_COMM_WORLD, 1);
+    cs_shim_unknown_env();
     cs_shim.cfg.says = cs_shim.world_rank == 0; /* one line for the job, not one per rank */
     /* the library priced: the one we run on (a file written for the other says so, once) */
     cs_config_library_running(&cs_shim.cfg, cs_library_detect(version), cs_shim.world_rank == 0);

@@ -872,6 +872,134 @@ START_TEST(test_report_bad_config)
 }
 END_TEST
 
+/* Unknown COLLSHIM_* variables (src/config/config_env.c). */
+
+static size_t distance(const char *a, const char *b)
+{
+    return cs_config_env_distance(a, strlen(a), b, strlen(b));
+}
+
+START_TEST(test_env_distance)
+{
+    ck_assert_uint_eq(distance("", ""), 0);
+    ck_assert_uint_eq(distance("", "abc"), 3);
+    ck_assert_uint_eq(distance("abc", ""), 3);
+    ck_assert_uint_eq(distance("ALLREDUCE", "ALLREDUCE"), 0);
+    ck_assert_uint_eq(distance("ALLREDUC", "ALLREDUCE"), 1);   /* a letter missing */
+    ck_assert_uint_eq(distance("ALLLREDUCE", "ALLREDUCE"), 1); /* one too many */
+    ck_assert_uint_eq(distance("ALLREDUXE", "ALLREDUCE"), 1);  /* one wrong */
+    ck_assert_uint_eq(distance("ALLRDEUCE", "ALLREDUCE"), 1);  /* two swapped */
+    ck_assert_uint_eq(distance("allreduce", "ALLREDUCE"), 0);  /* case is not a typo */
+    ck_assert_uint_eq(distance("kitten", "sitting"), 3);
+    ck_assert_uint_eq(distance("LOG_LEVEL", "LOGLEVEL"), 1);
+}
+END_TEST
+
+static const struct nearest_case {
+    const char *name, *nearest; /* NULL: none near enough */
+} nearest_cases[] = {
+    {"COLLSHIM_ALLREDUC", "COLLSHIM_ALLREDUCE"},
+    {"COLLSHIM_ALLREDUCE_", "COLLSHIM_ALLREDUCE"},
+    {"COLLSHIM_allreduce", "COLLSHIM_ALLREDUCE"},
+    {"COLLSHIM_ALLTOAL", "COLLSHIM_ALLTOALL"},
+    {"COLLSHIM_REDUSE", "COLLSHIM_REDUCE"},
+    {"COLLSHIM_LOGLEVEL", "COLLSHIM_LOG_LEVEL"},
+    {"COLLSHIM_LOG_LEVL", "COLLSHIM_LOG_LEVEL"},
+    {"COLLSHIM_LGO", "COLLSHIM_LOG"},
+    {"COLLSHIM_CONFG", "COLLSHIM_CONFIG"},
+    {"COLLSHIM_STRIKT", "COLLSHIM_STRICT"},
+    {"COLLSHIM_WINDOW_METOD", "COLLSHIM_WINDOW_METHOD"},
+    {"COLLSHIM_LIBARY", "COLLSHIM_LIBRARY"},
+    {"COLLSHIM_QQQQQQQQ", NULL},
+    {"COLLSHIM_X", NULL},
+    {"COLLSHIM_BANANA", NULL},
+};
+
+START_TEST(test_env_nearest)
+{
+    const struct nearest_case *c = &nearest_cases[_i];
+    const char *got = cs_config_env_nearest(c->name, strlen(c->name));
+    if (c->nearest)
+        ck_assert_msg(got && !strcmp(got, c->nearest), "%s: %s, not %s", c->name, got ? got : "none", c->nearest);
+    else
+        ck_assert_msg(!got, "%s: %s, not none", c->name, got);
+}
+END_TEST
+
+/* Every variable the shim reads is known, and so are the scripts' own
+ * (read by the test drivers, the scale lab and the sanitizer run, set in
+ * the environment of the programs they run); nothing else is. */
+START_TEST(test_env_known)
+{
+    static const char *const scripts[] = {"COLLSHIM_TEST_TIMEOUT", "COLLSHIM_TEST_FULL", "COLLSHIM_TEST_QUICK",
+                                          "COLLSHIM_TEST_ONLY",    "COLLSHIM_TEST_MPI",  "COLLSHIM_SCALE_TIMEOUT",
+                                          "COLLSHIM_ASAN_FULL"};
+    for (int i = 0; i < NELEMS(env_names); i++)
+        ck_assert_msg(cs_config_env_known(env_names[i], strlen(env_names[i])), "%s", env_names[i]);
+    for (int i = 0; i < NELEMS(scripts); i++)
+        ck_assert_msg(cs_config_env_known(scripts[i], strlen(scripts[i])), "%s", scripts[i]);
+    ck_assert(!cs_config_env_known("COLLSHIM_ALLREDUC", strlen("COLLSHIM_ALLREDUC")));
+    ck_assert(!cs_config_env_known("COLLSHIM_LOGX", strlen("COLLSHIM_LOGX")));
+    ck_assert(!cs_config_env_known("COLLSHIM_TEST", strlen("COLLSHIM_TEST"))); /* the prefix, not a name */
+    /* the name of an entry, up to its '=' */
+    ck_assert(cs_config_env_known("COLLSHIM_LOG=stderr", strlen("COLLSHIM_LOG")));
+}
+END_TEST
+
+static char *read_back(FILE *f)
+{
+    static char buf[4096];
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* One line per unknown variable, the nearest name where one is near; the
+ * known ones, the scripts' and other programs' variables say nothing. */
+START_TEST(test_env_warn_unknown)
+{
+    const char *const env[] = {"PATH=/usr/bin",
+                               "COLLSHIM_ALLREDUC=ring",
+                               "COLLSHIM_LOG=stderr",
+                               "COLLSHIM_TEST_TIMEOUT=600",
+                               "COLLSHIM_SCALE_TIMEOUT=60",
+                               "collshim_reduce=ring",
+                               "COLLSHIM_QQQQQQQQ=1",
+                               "COLLSHIM_CONFIG=",
+                               "COLLSHIM_STRICT",
+                               NULL};
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(cs_config_env_warn_unknown(env, f), 2);
+    ck_assert_str_eq(read_back(f),
+                     "collshim: unknown variable COLLSHIM_ALLREDUC (did you mean COLLSHIM_ALLREDUCE?); ignored\n"
+                     "collshim: unknown variable COLLSHIM_QQQQQQQQ; ignored\n");
+    fclose(f);
+    const char *const clean[] = {"HOME=/root", "COLLSHIM_ALLREDUCE=ring", NULL};
+    f = tmpfile();
+    ck_assert_int_eq(cs_config_env_warn_unknown(clean, f), 0);
+    ck_assert_str_eq(read_back(f), "");
+    fclose(f);
+    /* Under strict, the first is a configuration error. */
+    cs_config_error err;
+    ck_assert_int_eq(cs_config_env_check_unknown(env, &err), -1);
+    char text[sizeof err.file + sizeof err.message + 8];
+    cs_config_error_format(&err, text, sizeof text);
+    ck_assert_str_eq(text, "environment: unknown variable COLLSHIM_ALLREDUC (did you mean COLLSHIM_ALLREDUCE?)");
+    ck_assert_int_eq(cs_config_env_check_unknown(clean, &err), 0);
+    /* A name too long to say whole is cut. */
+    char longname[200] = "COLLSHIM_";
+    memset(longname + 9, 'Z', 150);
+    strcat(longname, "=1");
+    const char *const big[] = {longname, NULL};
+    f = tmpfile();
+    ck_assert_int_eq(cs_config_env_warn_unknown(big, f), 1);
+    ck_assert_ptr_nonnull(strstr(read_back(f), "ZZZ...; ignored\n"));
+    fclose(f);
+}
+END_TEST
+
 Suite *make_config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -901,6 +1029,10 @@ Suite *make_config_suite(void)
     tcase_add_test(env, test_rules);
     tcase_add_test(env, test_env_choices);
     tcase_add_loop_test(env, test_env_log, 0, NELEMS(log_cases));
+    tcase_add_test(env, test_env_distance);
+    tcase_add_loop_test(env, test_env_nearest, 0, NELEMS(nearest_cases));
+    tcase_add_test(env, test_env_known);
+    tcase_add_test(env, test_env_warn_unknown);
 
     tcase_add_checked_fixture(init, clear_env, NULL);
     tcase_add_test(init, test_init_defaults);

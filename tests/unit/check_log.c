@@ -154,9 +154,9 @@ START_TEST(test_summary_on_rank0)
     ck_assert_double_eq_tol(mean, 2e-6, 1e-9);
     /* Level summary writes no call lines. */
     ck_assert_ptr_null(strstr(text, "{\"coll\""));
-    /* The why column: "-" where our algorithm ran. */
+    /* The why column: the step that chose our algorithm (a breakpoint: the model's). */
     ck_assert_ptr_nonnull(strstr(text, "mean s why\n"));
-    ck_assert_ptr_nonnull(strstr(row, "2.000e-06 -\n"));
+    ck_assert_ptr_nonnull(strstr(row, "2.000e-06 model\n"));
 }
 END_TEST
 
@@ -188,6 +188,117 @@ START_TEST(test_summary_native_why)
     const char *rows[] = {" 2 ", " p=1\n", " non-contiguous\n", " model\n"};
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
         ck_assert_msg(strstr(text, rows[i]), "summary lacks '%s':\n%s", rows[i], text);
+}
+END_TEST
+
+/* Calls our algorithms ran: the word of the step that chose them, as
+ * collshim-report classes the same reasons (model, rule, forced), one row
+ * per word; "-" only for a reason no rule names. */
+START_TEST(test_summary_ours_why)
+{
+    cs_config cfg;
+    char path[128];
+    int n;
+    const cs_alg *butterfly = cs_alg_table(CS_COLL_ALLREDUCE, &n)[1];
+    static const struct {
+        const char *reason, *word;
+    } cases[] = {
+        {"breakpoint: the model's choice for this size", "model"},
+        {"model: cheapest that can run", "model"},
+        {"forced by the environment", "forced"},
+        {"forced by the configuration", "forced"},
+        {"in place of the forced algorithm", "forced"},
+        {"rule", "rule"},
+        {"the library computes MPI_SUM on MPI_CHAR wrongly", "library-wrong"},
+        {NULL, "-"},
+    };
+    cs_sched_stats stats = {.rounds = 1};
+    cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = 8, .count = 250, .elem = 4, .bytes = 1000};
+
+    config_logging(&cfg, CS_LOG_SUMMARY, "ours.%r");
+    cs_log_open(&cfg, 0, 8);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t k = 0; k <= i; k++) { /* i + 1 calls of the i-th: each row is its own */
+            cs_decision d = {.alg = butterfly, .reason = cases[i].reason, .predicted = 1e-6};
+            cs_record r = {.prob = &prob, .d = &d, .rank = 0, .op = MPI_SUM, .elapsed = 1e-6, .stats = &stats};
+            cs_log_call(&r);
+        }
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/ours.0.summary", dir);
+    const char *text = slurp(path);
+    /* the rows' calls per word: model 1 + 2, forced 3 + 4 + 5, rule 6, library-wrong 7, "-" 8 */
+    static const struct {
+        const char *word;
+        unsigned long long calls;
+    } rows[] = {{"model", 3}, {"forced", 12}, {"rule", 6}, {"library-wrong", 7}, {"-", 8}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char line[160];
+        snprintf(line, sizeof line, "     %-10s %-12s %-9s %10llu ", "allreduce", "butterfly", "64-1K", rows[i].calls);
+        const char *row = strstr(text, line);
+        ck_assert_msg(row, "summary lacks a row of %llu calls:\n%s", rows[i].calls, text);
+        const char *end = strchr(row, '\n');
+        ck_assert_ptr_nonnull(end);
+        const size_t w = strlen(rows[i].word);
+        ck_assert_msg(end - row > (long)w + 1 && end[-(long)w - 1] == ' ' && !strncmp(end - w, rows[i].word, w),
+                      "the row of %llu calls does not end in %s:\n%s", rows[i].calls, rows[i].word, text);
+    }
+}
+END_TEST
+
+/* The collectives the shim did not intercept: a section of rank 0's
+ * summary and one record of the log, once, at finalize. */
+START_TEST(test_uncaught)
+{
+    cs_config cfg;
+    char path[128];
+    config_logging(&cfg, CS_LOG_CALLS, "nc.%r.jsonl");
+    cs_log_open(&cfg, 0, 2);
+    log_one(cs_alg_native(CS_COLL_ALLREDUCE), "breakpoint", NULL);
+    cs_log_uncaught("MPI_Iallreduce", 200);
+    cs_log_uncaught("MPI_Allreduce_init", 1);
+    cs_log_uncaught("MPI_Bcast", 0); /* nothing to say */
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/nc.0.jsonl", dir);
+    const char *text = slurp(path);
+    const char *record = "{\"record\":\"not_intercepted\",\"rank\":0,\"calls\":{\"MPI_Iallreduce\":200,"
+                         "\"MPI_Allreduce_init\":1},\"note\":\"ran by the MPI library, not priced or logged\"}\n";
+    ck_assert_msg(strstr(text, record), "the log lacks %s:\n%s", record, text);
+    const char *at = strstr(text, "not_intercepted");
+    ck_assert_ptr_null(strstr(at + 1, "not_intercepted")); /* once, */
+    ck_assert(at[-11] == '{' && at[-12] == '\n');          /* a line of its own, */
+    ck_assert_str_eq(strstr(text, record), record);        /* the last */
+    ck_assert_ptr_null(strstr(text, "MPI_Bcast"));
+    snprintf(path, sizeof(path), "%s/nc.0.jsonl.summary", dir);
+    text = slurp(path);
+    const char *section = "@--- not intercepted ---\n"
+                          "     MPI_Iallreduce 200 calls: ran by the MPI library, not priced or logged\n"
+                          "     MPI_Allreduce_init 1 call: ran by the MPI library, not priced or logged\n";
+    ck_assert_msg(strstr(text, section), "the summary lacks\n%s:\n%s", section, text);
+
+    /* Another rank: its own record, no summary. Level summary: the section, no log. */
+    config_logging(&cfg, CS_LOG_CALLS, "nc.%r.jsonl");
+    cs_log_open(&cfg, 1, 2);
+    cs_log_uncaught("MPI_Ireduce", 3);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/nc.1.jsonl", dir);
+    ck_assert_ptr_nonnull(
+        strstr(slurp(path), "{\"record\":\"not_intercepted\",\"rank\":1,\"calls\":{\"MPI_Ireduce\":3}"));
+    snprintf(path, sizeof(path), "%s/nc.1.jsonl.summary", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    config_logging(&cfg, CS_LOG_SUMMARY, "ns.%r");
+    cs_log_open(&cfg, 0, 2);
+    cs_log_uncaught("MPI_Ialltoall", 5);
+    cs_log_finalize();
+    snprintf(path, sizeof(path), "%s/ns.0.summary", dir);
+    ck_assert_ptr_nonnull(
+        strstr(slurp(path), "@--- not intercepted ---\n     MPI_Ialltoall 5 calls: ran by the MPI library"));
+    snprintf(path, sizeof(path), "%s/ns.0", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    /* Logging off: nothing kept, nothing written. */
+    cs_config_defaults(&cfg);
+    cs_log_open(&cfg, 0, 2);
+    cs_log_uncaught("MPI_Ialltoall", 5);
+    cs_log_finalize();
 }
 END_TEST
 
@@ -341,6 +452,8 @@ Suite *make_log_suite(void)
     tcase_add_test(tc, test_plan_field);
     tcase_add_test(tc, test_summary_on_rank0);
     tcase_add_test(tc, test_summary_native_why);
+    tcase_add_test(tc, test_summary_ours_why);
+    tcase_add_test(tc, test_uncaught);
     tcase_add_test(tc, test_summary_no_empty_files);
     tcase_add_test(tc, test_pid_pattern);
     tcase_add_test(tc, test_unwritable_path);

@@ -28,6 +28,7 @@ static const struct {
     {"empty message", CS_WHY_OUTSIDE},
     {"a message would exceed INT_MAX", CS_WHY_OUTSIDE},
     {"intercommunicator", CS_WHY_OUTSIDE},
+    {"the library computes", CS_WHY_WRONG},
 };
 
 static const struct {
@@ -42,6 +43,7 @@ static const struct {
     [CS_WHY_RESTRICTION] = {"restriction", 'X', "none of our algorithms can run the call (p, operator, datatype)"},
     [CS_WHY_ERRONEOUS] = {"erroneous", 'E', "an erroneous call: the library's to judge"},
     [CS_WHY_OUTSIDE] = {"outside", 'O', "p = 1, an empty message, over INT_MAX bytes, an intercommunicator"},
+    [CS_WHY_WRONG] = {"library-wrong", 'W', "the library computes the operator on the type otherwise: ours, always"},
     [CS_WHY_OTHER] = {"other", '?', "a reason this report does not know (listed at the end)"},
 };
 

@@ -16,6 +16,7 @@ typedef enum cs_why {
     CS_WHY_RESTRICTION, /* none of our algorithms can run the call */
     CS_WHY_ERRONEOUS,   /* an erroneous call, the library's to judge */
     CS_WHY_OUTSIDE,     /* p = 1, an empty message, over INT_MAX bytes, an intercommunicator */
+    CS_WHY_WRONG,       /* the library computes the operator on the type otherwise: ours, always */
     CS_WHY_OTHER,       /* a reason this report does not know */
     CS_WHY_LAST
 } cs_why;
