@@ -99,9 +99,9 @@ typedef struct bench_call {
 
 static int rank, p; /* in the communicator timed */
 static int world_rank, world_p;
-static MPI_Comm comm; /* MPI_COMM_WORLD, or this rank's column (-C column) */
-static int column;    /* -C column */
-static MPI_Datatype elem_type = MPI_DOUBLE; /* -T: the reductions' elements, 8 bytes */
+static MPI_Comm comm;                          /* MPI_COMM_WORLD, or this rank's column (-C column) */
+static int column;                             /* -C column */
+static MPI_Datatype elem_type = MPI_DOUBLE;    /* -T: the reductions' elements, 8 bytes */
 static int sync_clocks = CS_BENCH_SYNC_CLOCKS; /* -t: see time_calls */
 
 static void die(const char *msg)
@@ -114,14 +114,9 @@ static void die(const char *msg)
 static int run(const bench_call *c)
 {
     switch (c->coll) {
-    case B_ALLREDUCE:
-        return (c->use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(c->s, c->r, c->n, elem_type, MPI_SUM, comm);
-    case B_REDUCE:
-        return (c->use_pmpi ? PMPI_Reduce : MPI_Reduce)(c->s, c->r, c->n, elem_type, MPI_SUM, c->root,
-                                                        comm);
-    default:
-        return (c->use_pmpi ? PMPI_Alltoall : MPI_Alltoall)(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE,
-                                                            comm);
+    case B_ALLREDUCE: return (c->use_pmpi ? PMPI_Allreduce : MPI_Allreduce)(c->s, c->r, c->n, elem_type, MPI_SUM, comm);
+    case B_REDUCE: return (c->use_pmpi ? PMPI_Reduce : MPI_Reduce)(c->s, c->r, c->n, elem_type, MPI_SUM, c->root, comm);
+    default: return (c->use_pmpi ? PMPI_Alltoall : MPI_Alltoall)(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, comm);
     }
 }
 
@@ -130,9 +125,21 @@ static size_t parse_bytes(const char *s, char **end)
 {
     unsigned long long v = strtoull(s, end, 10);
     switch (**end) {
-    case 'K': case 'k': v <<= 10; (*end)++; break;
-    case 'M': case 'm': v <<= 20; (*end)++; break;
-    case 'G': case 'g': v <<= 30; (*end)++; break;
+    case 'K':
+    case 'k':
+        v <<= 10;
+        (*end)++;
+        break;
+    case 'M':
+    case 'm':
+        v <<= 20;
+        (*end)++;
+        break;
+    case 'G':
+    case 'g':
+        v <<= 30;
+        (*end)++;
+        break;
     }
     return (size_t)v;
 }
@@ -173,8 +180,15 @@ static int has_word(const char *list, const char *word)
 
 static void parse_args(int argc, char **argv, opts *o)
 {
-    *o = (opts){.coll = {1, 1, 1}, .warm = 2, .reps = 5, .calls = 1, .paths = 3, .native_label = "native",
-                .budget = 4.0 * (1 << 30), .a2a_budget = 0, .check = 1};
+    *o = (opts){.coll = {1, 1, 1},
+                .warm = 2,
+                .reps = 5,
+                .calls = 1,
+                .paths = 3,
+                .native_label = "native",
+                .budget = 4.0 * (1 << 30),
+                .a2a_budget = 0,
+                .check = 1};
     parse_sizes("8:1M:8", o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -275,8 +289,7 @@ static void check(bench_call *c, void *want, const char *label, size_t bytes)
                 "collshim-smpi-bench: MISMATCH %s p=%d bytes=%zu %s rank %d (world rank %d): %s (shim rc %d, "
                 "library rc %d, first differing byte %ld of %zu)\n",
                 coll_name[c->coll], p, bytes, label, rank, world_rank,
-                bad == (long)len ? "a call failed" : "results differ",
-                rc_shim, rc_lib, bad, len);
+                bad == (long)len ? "a call failed" : "results differ", rc_shim, rc_lib, bad, len);
     fflush(stderr);
     PMPI_Barrier(MPI_COMM_WORLD);
     die("results differ from the MPI library's; aborting");
@@ -315,43 +328,60 @@ static void measure(bench_call *c, const opts *o, size_t bytes, const char *labe
                label, median, min);
 }
 
-/* The node map as MPI_COMM_TYPE_SHARED gives it (SMPI: a host's ranks), printed by world rank 0:
- * how many nodes, their sizes, and whether world ranks lie on them in blocks (node r / ppn,
- * the last part full) or round robin (node r mod N). Returns this rank's rank in its node. */
+/* The node map as MPI_COMM_TYPE_SHARED gives it (SMPI: a host's ranks, which is what
+ * MPI_Get_processor_name names), printed by world rank 0: how many nodes, their sizes, and
+ * whether world ranks lie on them in blocks (node r / ppn, the last part full) or round robin
+ * (node r mod N). Returns this rank's rank in its node. Built from point-to-point messages alone:
+ * no collective of the selector being measured runs before the timed ones (SMPI 3.32's mvapich2
+ * gather segfaults after an allreduce where the last node is part full: docs/scale-lab.md). */
 static int node_map(void)
 {
-    MPI_Comm node;
-    int local, size, key = world_rank;
-    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    PMPI_Comm_rank(node, &local);
-    PMPI_Comm_size(node, &size);
-    PMPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT, MPI_MIN, node); /* the node's first rank */
-    PMPI_Comm_free(&node);
-    int *keys = world_rank == 0 ? malloc(sizeof(int) * 2 * (size_t)world_p) : NULL;
-    if (world_rank == 0 && !keys)
-        die("out of memory");
-    PMPI_Gather(&key, 1, MPI_INT, keys, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (world_rank == 0) {
-        int *index = keys + world_p, nodes = 0, block = 1, cyclic = 1, lo = world_p, hi = 0;
-        for (int r = 0; r < world_p; r++) /* nodes numbered in order of first appearance */
-            index[r] = keys[r] == r ? nodes++ : index[keys[r]];
-        for (int n = 0; n < nodes; n++) {
-            int count = 0;
-            for (int r = 0; r < world_p; r++)
-                count += index[r] == n;
-            lo = count < lo ? count : lo;
-            hi = count > hi ? count : hi;
-        }
-        for (int r = 0; r < world_p; r++) {
-            block &= index[r] == r / hi;
-            cyclic &= index[r] == r % nodes;
-        }
-        printf("# nodes: %d, ranks per node %d..%d, placement %s\n", nodes, lo, hi,
-               block    ? "block"
-               : cyclic ? "cyclic"
-                        : "other");
-        free(keys);
+    enum { NAME = MPI_MAX_PROCESSOR_NAME };
+    char name[NAME] = {0};
+    int len, local = 0;
+    PMPI_Get_processor_name(name, &len);
+    if (world_rank != 0) {
+        PMPI_Send(name, NAME, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+        PMPI_Recv(&local, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        return local;
     }
+    char *names = malloc((size_t)NAME * (size_t)world_p);
+    int *index = malloc(sizeof(int) * 3 * (size_t)world_p), *first = index + world_p, *count = first + world_p;
+    if (!names || !index)
+        die("out of memory");
+    memcpy(names, name, NAME);
+    for (int r = 1; r < world_p; r++)
+        PMPI_Recv(names + (size_t)r * NAME, NAME, MPI_CHAR, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int nodes = 0, block = 1, cyclic = 1, lo = world_p, hi = 0;
+    for (int r = 0; r < world_p; r++) { /* nodes numbered in order of first appearance */
+        int n = 0;
+        while (n < nodes && strncmp(names + (size_t)first[n] * NAME, names + (size_t)r * NAME, NAME))
+            n++;
+        if (n == nodes) {
+            first[nodes] = r;
+            count[nodes++] = 0;
+        }
+        index[r] = n;
+        const int in_node = count[n]++;
+        if (r == 0)
+            local = in_node;
+        else
+            PMPI_Send(&in_node, 1, MPI_INT, r, 0, MPI_COMM_WORLD);
+    }
+    for (int n = 0; n < nodes; n++) {
+        lo = count[n] < lo ? count[n] : lo;
+        hi = count[n] > hi ? count[n] : hi;
+    }
+    for (int r = 0; r < world_p; r++) {
+        block &= index[r] == r / hi;
+        cyclic &= index[r] == r % nodes;
+    }
+    printf("# nodes: %d, ranks per node %d..%d, placement %s\n", nodes, lo, hi,
+           block    ? "block"
+           : cyclic ? "cyclic"
+                    : "other");
+    free(names);
+    free(index);
     return local;
 }
 
