@@ -5,7 +5,9 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 
+#include "select/library.h"
 #include "select/select.h"
 #include "select/select_internal.h"
 
@@ -137,45 +139,90 @@ static void cs_breakpoints_add(cs_breakpoints *bp, size_t lo, long key)
 }
 
 /*
+ * Between sizes lo and hi, whose choices lo_key and hi_key differ, the
+ * entries to the byte or to 1/2^CS_BP_PRECISION of the size: bisected, and
+ * where a size between them chooses a third (a butterfly's k that changes
+ * where the library's recursive doubling gives way to its reduce-scatter),
+ * each side of it in turn, so that none is passed over.
+ */
+enum { CS_BP_PRECISION = 7 };
+static void cs_breakpoints_bisect(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp, size_t lo,
+                                  long lo_key, size_t hi, long hi_key)
+{
+    while (hi - lo > 1 && hi - lo > (lo >> CS_BP_PRECISION)) {
+        const size_t mid = lo + (hi - lo) / 2;
+        const long there = lo_key && hi_key ? cs_breakpoints_between(model, variant, mid, lo_key, hi_key)
+                                            : cs_breakpoints_choice(model, variant, mid, lo_key);
+        if (there == lo_key) {
+            lo = mid;
+        } else if (there == hi_key) {
+            hi = mid;
+        } else { /* a third: up to it, then on from it */
+            cs_breakpoints_bisect(model, variant, bp, lo, lo_key, mid, there);
+            lo = mid;
+            lo_key = there;
+        }
+    }
+    cs_breakpoints_add(bp, hi, hi_key);
+}
+
+/*
+ * One sample: the choice at size, and where it differs from the last
+ * sample's (at prev), the entries between them. 0 where no call runs ours
+ * from size on (the library takes it first).
+ */
+static int cs_breakpoints_sample(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp, size_t size,
+                                 size_t *prev, long *prev_alg)
+{
+    const cs_problem at = cs_bp_problem(variant, size);
+    if (cs_collective_of(variant->coll)->native && cs_collective_largest_message(&at) > (double)INT_MAX)
+        return 0; /* the library runs every call from here (cs_select): no entry is looked up */
+    const long alg = cs_breakpoints_choice(model, variant, size, *prev_alg);
+    if (alg != *prev_alg)
+        cs_breakpoints_bisect(model, variant, bp, *prev, *prev_alg, size, alg);
+    *prev = size;
+    *prev_alg = alg;
+    return 1;
+}
+
+static int cs_size_order(const void *a, const void *b)
+{
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
  * Sample the sizes 2^(i/4) bytes up to 2^40 (or the largest size a call can
  * run ours at) and bisect between samples whose choices differ, down to the
  * byte or to 1/2^CS_BP_PRECISION of the size: there the two choices' prices
  * cross, and within 0.8% of a crossing they differ by less than the model
  * can tell (it errs by 10% and more). To the byte, a reduce's first
- * decision at p = 65,535 took 120 ms, most of it in bisecting.
+ * decision at p = 65,535 took 120 ms, most of it in bisecting. The sizes
+ * where the library's own choice changes (cs_library_switches: Open MPI's
+ * ring below 16 B at p = 4, MPICH's reduce-scatter from 2049 B) are samples
+ * too: its price jumps there, not a crossing within the model's error, and
+ * an entry that straddled one kept ours on its far side, where the
+ * library's other algorithm may be as cheap.
  */
-enum { CS_BP_PRECISION = 7 };
 void cs_breakpoints_compute(const cs_model *model, const cs_problem *variant, cs_breakpoints *bp)
 {
-    size_t prev = 1;
+    size_t prev = 1, switches[64];
     long prev_alg = cs_breakpoints_choice(model, variant, 1, 0);
     const int library = cs_collective_of(variant->coll)->native;
+    const int nswitches = library ? cs_library_switches(model, variant, switches, 64) : 0;
+    int next = 0; /* the next switch size not sampled yet */
 
+    qsort(switches, (size_t)nswitches, sizeof *switches, cs_size_order);
     bp->n = 0;
     cs_breakpoints_add(bp, 1, prev_alg);
     for (int i = 1; i <= 160; i++) {
         size_t size = (size_t)ldexp(1.0, i / 4) + (size_t)((ldexp(1.0, i / 4) * (i % 4)) / 4);
-        if (size <= prev)
-            continue;
-        const cs_problem at = cs_bp_problem(variant, size);
-        if (library && cs_collective_largest_message(&at) > (double)INT_MAX)
-            break; /* the library runs every call from here (cs_select): no entry is looked up */
-        long alg = cs_breakpoints_choice(model, variant, size, prev_alg);
-        if (alg != prev_alg) {
-            size_t lo = prev, hi = size; /* choice(lo) == prev_alg, choice(hi) == alg */
-            while (hi - lo > 1 && hi - lo > (lo >> CS_BP_PRECISION)) {
-                size_t mid = lo + (hi - lo) / 2;
-                const long there = prev_alg && alg ? cs_breakpoints_between(model, variant, mid, prev_alg, alg)
-                                                   : cs_breakpoints_choice(model, variant, mid, prev_alg);
-                if (there == prev_alg)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            cs_breakpoints_add(bp, hi, alg);
-        }
-        prev = size;
-        prev_alg = alg;
+        int more = 1;
+        for (; more && next < nswitches && switches[next] < size; next++)
+            if (switches[next] > prev)
+                more = cs_breakpoints_sample(model, variant, bp, switches[next], &prev, &prev_alg);
+        if (!more || (size > prev && !cs_breakpoints_sample(model, variant, bp, size, &prev, &prev_alg)))
+            break;
     }
     const cs_problem prob = cs_bp_problem(variant, 1);
     cs_params params;

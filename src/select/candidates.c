@@ -111,11 +111,42 @@ int cs_select_loop_keeps(const cs_model *model, const cs_problem *prob, const cs
     return library >= 0 && cs_alg_cost_within(alg, &ahead, prob, params, nextafter(library, INFINITY)) > library;
 }
 
-/* The first of our algorithms that cannot run prob, and why. */
+/* The words of a decision that names no one row: every algorithm of a
+ * collective, as the log prints a row passed over ("every algorithm needs
+ * a contiguous datatype"). */
+static const cs_alg cs_select_every[CS_COLL_COUNT] = {
+    [CS_COLL_ALLTOALL] = {.name = "every algorithm", .coll = CS_COLL_ALLTOALL},
+    [CS_COLL_ALLREDUCE] = {.name = "every algorithm", .coll = CS_COLL_ALLREDUCE},
+    [CS_COLL_REDUCE] = {.name = "every algorithm", .coll = CS_COLL_REDUCE},
+    [CS_COLL_WINDOW] = {.name = "every algorithm", .coll = CS_COLL_WINDOW},
+    [CS_COLL_WINDOW_BLOCK] = {.name = "every algorithm", .coll = CS_COLL_WINDOW_BLOCK},
+};
+
+const char *cs_select_shared_restriction(const cs_alg *const *table, int n, const cs_problem *prob)
+{
+    cs_alg every = {.requires = ~0u};
+    int rows = 0;
+    for (int i = 0; i < n; i++)
+        if (table[i]->cost) {
+            every.requires &= table[i]->requires;
+            rows++;
+        }
+    return rows >= 2 && every.requires ? cs_alg_restriction(&every, prob) : NULL;
+}
+
+/* Why none of our algorithms can run prob: the restriction every one of
+ * them shares, where one does (a datatype with gaps), else the first that
+ * cannot run and its restriction. */
 void cs_select_first_declined(const cs_problem *prob, const cs_alg **passed, const char **declined)
 {
     int n;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    const char *shared = cs_select_shared_restriction(table, n, prob);
+    if (shared && (unsigned)prob->coll < CS_COLL_COUNT) {
+        *passed = &cs_select_every[prob->coll];
+        *declined = shared;
+        return;
+    }
     for (int i = 0; i < n; i++) {
         const char *no = table[i]->cost ? cs_alg_restriction(table[i], prob) : NULL;
         if (no) {

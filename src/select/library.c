@@ -367,6 +367,114 @@ __attribute__((constructor)) static void cs_library_price_hook(void)
     cs_compose_library_price = cs_library_price;
 }
 
+/* prob as the breakpoints price it: its bytes in 1-byte elements. */
+static cs_problem cs_library_in_bytes(const cs_problem *prob)
+{
+    cs_problem as = *prob;
+    as.count = as.bytes;
+    as.elem = 1;
+    return as;
+}
+
+int cs_library_switches(const cs_model *model, const cs_problem *variant, size_t *sizes, int max)
+{
+    if (variant->p <= 1 || max < 8)
+        return 0;
+    if (model->library == CS_LIBRARY_OPENMPI || model->library == CS_LIBRARY_SMPI_OMPI)
+        return cs_library_openmpi_switches(model, variant, model->library == CS_LIBRARY_SMPI_OMPI, sizes, max);
+    const int smpi = model->library == CS_LIBRARY_SMPI_MPICH, pof2 = 1 << cs_floor_log2(variant->p);
+    const size_t past = smpi ? 0 : 1; /* MPICH's thresholds hold the size itself, SMPI's stop before it */
+    int n = 0;
+    if (variant->coll == CS_COLL_ALLTOALL) {
+        sizes[n++] = CS_MPICH_ALLTOALL_SHORT + past;
+        sizes[n++] = CS_MPICH_ALLTOALL_MEDIUM + past;
+        return n;
+    }
+    if (smpi) {
+        if (variant->coll == CS_COLL_REDUCE) {
+            sizes[n++] = CS_MPICH_SHORT_REDUCTION;
+            sizes[n++] = (size_t)pof2; /* its count < p', unread in 1-byte elements */
+        }
+        return n;
+    }
+    /* MPIR's thresholds and its count < p' (8 p' bytes in 1-byte elements), on the whole communicator
+     * and, composed over nodes, on a node's ranks and on the nodes' first ranks, with the node's broadcast */
+    const int parts[3] = {variant->p, variant->ppn > 1 ? variant->ppn : 0,
+                          variant->ppn > 1 ? variant->p / variant->ppn : 0};
+    sizes[n++] = CS_MPICH_SHORT_ALLREDUCE + 1;
+    sizes[n++] = CS_MPICH_SHORT_REDUCTION + 1;
+    for (int i = 0; i < 3; i++)
+        if (parts[i] > 1)
+            sizes[n++] = 8 * ((size_t)1 << cs_floor_log2(parts[i]));
+    if (parts[1]) {
+        sizes[n++] = 12288 + 1;
+        sizes[n++] = 524288 + 1;
+    }
+    return n;
+}
+
+/* Which of MPIR's algorithms MPICH runs for prob, as one number: the short
+ * one (recursive doubling, binomial) or not, and, composed over nodes, on
+ * a node and among the nodes' first ranks; a selection file's choice is
+ * compared apart (cs_library_count_matters). No pricing. */
+static unsigned cs_mpich_choice(const cs_model *model, const cs_problem *prob)
+{
+    const int ppn = prob->ppn, nodes = ppn > 1 ? prob->p / ppn : 0;
+    if ((prob->flags & CS_PROB_COMMUTATIVE) && cs_model_nodes(model, prob) && nodes >= 2 && prob->p % ppn == 0) {
+        cs_problem node = *prob, leaders = *prob; /* as cs_mpich_composed */
+        node.p = ppn;
+        node.ppn = leaders.ppn = 0;
+        node.root = leaders.root = 0;
+        node.coll = CS_COLL_REDUCE;
+        leaders.p = nodes;
+        return 1u << 2 | cs_mpich_choice(model, &node) << 3 | cs_mpich_choice(model, &leaders) << 6;
+    }
+    const int pof2 = 1 << cs_floor_log2(prob->p);
+    const int tree = !(prob->flags & CS_PROB_COMMUTATIVE) || (prob->flags & CS_PROB_USER_OP) ||
+                     cs_mpich_count_below_pof2(prob, pof2);
+    return prob->coll == CS_COLL_REDUCE ? tree || prob->bytes <= CS_MPICH_SHORT_REDUCTION
+                                        : tree || prob->bytes <= CS_MPICH_SHORT_ALLREDUCE;
+}
+
+/* The algorithm a selection file names for prob and, composed, for its parts (a node, the nodes' first ranks). */
+static int cs_mpich_rules_differ(const cs_model *model, const cs_problem *prob, const cs_problem *as)
+{
+    const cs_library_rules *rules = model->library_rules;
+    if (cs_library_rules_mpich(rules, prob) != cs_library_rules_mpich(rules, as))
+        return 1;
+    const int ppn = prob->ppn, nodes = ppn > 1 ? prob->p / ppn : 0;
+    if (!(prob->flags & CS_PROB_COMMUTATIVE) || !cs_model_nodes(model, prob) || nodes < 2 || prob->p % ppn)
+        return 0;
+    cs_problem parts[2][2] = {{*prob, *as}, {*prob, *as}};
+    for (int i = 0; i < 2; i++) {
+        parts[0][i].p = ppn;
+        parts[0][i].coll = CS_COLL_REDUCE;
+        parts[1][i].p = nodes;
+        for (int j = 0; j < 2; j++)
+            parts[j][i].ppn = parts[j][i].root = 0;
+    }
+    return cs_library_rules_mpich(rules, &parts[0][0]) != cs_library_rules_mpich(rules, &parts[0][1]) ||
+           cs_library_rules_mpich(rules, &parts[1][0]) != cs_library_rules_mpich(rules, &parts[1][1]);
+}
+
+int cs_library_count_matters(const cs_model *model, const cs_problem *prob)
+{
+    if (prob->p <= 1 || prob->count == prob->bytes || prob->coll == CS_COLL_ALLTOALL)
+        return 0;
+    const cs_problem as = cs_library_in_bytes(prob);
+    if (model->library == CS_LIBRARY_OPENMPI || model->library == CS_LIBRARY_SMPI_OMPI) {
+        const int smpi = model->library == CS_LIBRARY_SMPI_OMPI;
+        return cs_library_openmpi_choice(model, prob, smpi) != cs_library_openmpi_choice(model, &as, smpi);
+    }
+    if (model->library == CS_LIBRARY_SMPI_MPICH) { /* its reduce's count < p' (cs_library_reduction_smpi) */
+        const size_t pof2 = (size_t)1 << cs_floor_log2(prob->p);
+        return prob->coll == CS_COLL_REDUCE && prob->bytes >= CS_MPICH_SHORT_REDUCTION &&
+               (prob->flags & CS_PROB_COMMUTATIVE) && (prob->count < pof2) != (as.count < pof2);
+    }
+    return cs_mpich_choice(model, prob) != cs_mpich_choice(model, &as) ||
+           (model->library_rules && cs_mpich_rules_differ(model, prob, &as));
+}
+
 int cs_library_eager(const cs_model *model)
 {
     return model->library != CS_LIBRARY_SMPI_MPICH && model->library != CS_LIBRARY_SMPI_OMPI;

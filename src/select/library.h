@@ -27,4 +27,24 @@ double cs_library_price(const cs_model *model, const cs_problem *prob, const cha
  */
 int cs_library_eager(const cs_model *model);
 
+/*
+ * The sizes at which the library's choice for variant's p and flags may
+ * change, in bytes of 1-byte elements as the breakpoints price them: its
+ * thresholds of message size (the first size past each), and the counts
+ * it tests (count < p, count < p': as that many bytes). The breakpoints
+ * sample each, so that no entry of theirs straddles one. Unsorted, up to
+ * max; how many. (Not an MPICH selection file's own thresholds.)
+ */
+int cs_library_switches(const cs_model *model, const cs_problem *variant, size_t *sizes, int max);
+
+/*
+ * Does the library test prob's count where the same bytes in 1-byte
+ * elements (the breakpoints' problem) would test otherwise: Open MPI's
+ * ring or Rabenseifner's algorithm with fewer elements than p or p' (it
+ * then runs recursive doubling, or a linear reduce and broadcast), MPICH's
+ * "count<pow2"? Then the library's price for the call is not the one the
+ * breakpoints compared ours with. No pricing: a few comparisons.
+ */
+int cs_library_count_matters(const cs_model *model, const cs_problem *prob);
+
 #endif

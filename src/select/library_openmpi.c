@@ -58,101 +58,9 @@
  */
 #include <math.h>
 
+#include "select/library_openmpi_tables.h"
 #include "select/library_rows.h"
 #include "config/library_rules.h"
-
-typedef struct cs_ompi_step {
-    size_t below; /* message sizes up to here, exclusive; 0: every size left */
-    int alg;
-} cs_ompi_step;
-
-typedef struct cs_ompi_band {
-    int below_p; /* communicator sizes up to here, exclusive; 0: every size left */
-    const cs_ompi_step *steps;
-} cs_ompi_band;
-
-#define CS_STEPS(...) ((const cs_ompi_step[]){__VA_ARGS__})
-
-/* 1 linear, 2 pairwise, 3 modified Bruck, 4 linear_sync, 5 two_proc */
-static const cs_ompi_band cs_ompi_alltoall_table[] = {
-    {3, CS_STEPS({2, 2}, {4, 5}, {16, 2}, {64, 5}, {256, 2}, {4096, 5}, {32768, 2}, {262144, 4}, {1048576, 5}, {0, 2})},
-    {8, CS_STEPS({8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {0, 1})},
-    {16, CS_STEPS({262144, 4}, {0, 1})},
-    {32, CS_STEPS({4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}, {0, 4})},
-    {64, CS_STEPS({512, 3}, {524288, 1}, {0, 4})},
-    {128, CS_STEPS({1024, 3}, {2048, 1}, {4096, 4}, {262144, 1}, {0, 2})},
-    {256, CS_STEPS({1024, 3}, {2048, 4}, {262144, 1}, {0, 2})},
-    {512, CS_STEPS({1024, 3}, {8192, 4}, {32768, 1}, {0, 2})},
-    {1024, CS_STEPS({512, 3}, {8192, 4}, {16384, 1}, {131072, 4}, {262144, 1}, {0, 2})},
-    {2048, CS_STEPS({512, 3}, {1024, 4}, {2048, 1}, {16384, 4}, {262144, 1}, {0, 4})},
-    {4096, CS_STEPS({1024, 3}, {4096, 4}, {8192, 1}, {131072, 4}, {0, 1})},
-    {0, CS_STEPS({2048, 3}, {8192, 4}, {16384, 1}, {32768, 4}, {65536, 1}, {0, 4})},
-};
-
-/* 1 basic linear, 2 nonoverlapping, 3 recursive doubling, 4 ring, 5 segmented ring, 6 Rabenseifner */
-static const cs_ompi_band cs_ompi_allreduce_table[] = {
-    {4, CS_STEPS({8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}, {0, 6})},
-    {8, CS_STEPS({16, 4}, {8192, 3}, {0, 6})},
-    {16, CS_STEPS({8192, 3}, {0, 6})},
-    {32, CS_STEPS({64, 5}, {4096, 3}, {0, 6})},
-    {64, CS_STEPS({128, 5}, {0, 6})},
-    {128, CS_STEPS({262144, 3}, {0, 6})},
-    {256, CS_STEPS({131072, 2}, {262144, 3}, {0, 6})},
-    {512, CS_STEPS({4096, 2}, {0, 6})},
-    {2048, CS_STEPS({2048, 2}, {16384, 3}, {0, 6})},
-    {4096, CS_STEPS({2048, 2}, {4096, 5}, {16384, 3}, {0, 6})},
-    {0, CS_STEPS({2048, 2}, {16384, 5}, {32768, 3}, {0, 6})},
-};
-
-static const cs_ompi_band cs_ompi_allreduce_noncommutative[] = {
-    {4, CS_STEPS({131072, 3}, {0, 1})},
-    {8, CS_STEPS({0, 3})},
-    {16, CS_STEPS({1048576, 3}, {0, 2})},
-    {128, CS_STEPS({0, 3})},
-    {256, CS_STEPS({131072, 2}, {524288, 3}, {0, 2})},
-    {512, CS_STEPS({4096, 2}, {524288, 3}, {0, 2})},
-    {0, CS_STEPS({2048, 2}, {0, 3})},
-};
-
-/* 1 linear, 2 chain, 3 pipeline, 4 binary, 5 binomial, 6 in-order binary, 7 Rabenseifner */
-static const cs_ompi_band cs_ompi_reduce_table[] = {
-    {4, CS_STEPS({8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}, {0, 3})},
-    {8, CS_STEPS({4096, 4}, {65536, 2}, {262144, 5}, {524288, 1}, {1048576, 5}, {0, 1})},
-    {16, CS_STEPS({8192, 4}, {0, 5})},
-    {32, CS_STEPS({4096, 4}, {0, 5})},
-    {256, CS_STEPS({0, 5})},
-    {512, CS_STEPS({8192, 5}, {16384, 6}, {0, 5})},
-    {2048, CS_STEPS({0, 5})},
-    {4096, CS_STEPS({512, 5}, {1024, 6}, {8192, 5}, {16384, 6}, {0, 5})},
-    {0, CS_STEPS({16, 5}, {32, 6}, {1024, 5}, {2048, 6}, {8192, 5}, {16384, 6}, {0, 5})},
-};
-
-static const cs_ompi_band cs_ompi_reduce_noncommutative[] = {
-    {4, CS_STEPS({8, 6}, {0, 1})},
-    {8, CS_STEPS({0, 1})},
-    {16, CS_STEPS({1024, 6}, {8192, 1}, {16384, 6}, {262144, 1}, {0, 6})},
-    {128, CS_STEPS({0, 6})},
-    {256, CS_STEPS({512, 6}, {1024, 1}, {0, 6})},
-    {0, CS_STEPS({0, 6})},
-};
-
-/* 1 basic linear, 2 chain, 3 pipeline, 4 split binary tree, 5 binary tree, 6 binomial, 7 knomial,
- * 8 scatter and allgather, 9 scatter and ring allgather: ompi_coll_tuned_bcast_intra_dec_fixed,
- * which nonoverlapping's broadcast runs */
-static const cs_ompi_band cs_ompi_bcast_table[] = {
-    {4, CS_STEPS({32, 3}, {256, 5}, {512, 3}, {1024, 7}, {32768, 1}, {131072, 5}, {262144, 2}, {524288, 1},
-                 {1048576, 6}, {0, 5})},
-    {8, CS_STEPS({64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}, {0, 2})},
-    {16, CS_STEPS({8, 7}, {64, 5}, {4096, 7}, {16384, 5}, {32768, 6}, {0, 1})},
-    {32, CS_STEPS({4096, 7}, {1048576, 6}, {0, 8})},
-    {64, CS_STEPS({2048, 6}, {0, 7})},
-    {128, CS_STEPS({0, 7})},
-    {256, CS_STEPS({2, 6}, {16384, 5}, {32768, 1}, {65536, 5}, {0, 7})},
-    {1024, CS_STEPS({16384, 7}, {32768, 4}, {0, 7})},
-    {2048, CS_STEPS({524288, 7}, {0, 8})},
-    {4096, CS_STEPS({262144, 7}, {0, 8})},
-    {0, CS_STEPS({8192, 7}, {16384, 5}, {262144, 7}, {0, 8})},
-};
 
 static int cs_ompi_choose(const cs_ompi_band *band, int p, size_t bytes)
 {
@@ -413,6 +321,93 @@ static double cs_ompi_price(const cs_model *model, const cs_problem *prob, int s
 double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name)
 {
     return cs_ompi_price(model, prob, smpi, NULL, name);
+}
+
+/* Reduce's algorithm alg as coll/base runs it for prob: Rabenseifner's
+ * with fewer elements than p' or an operator that does not commute (SMPI:
+ * always) is the linear one (cs_ompi_reduce_alg). */
+static int cs_ompi_reduce_runs(const cs_problem *prob, int alg, int smpi)
+{
+    const int rabenseifner =
+        !smpi && (prob->flags & CS_PROB_COMMUTATIVE) && prob->count >= (size_t)(1 << cs_floor_log2(prob->p));
+    return alg == 7 && !rabenseifner ? 1 : alg;
+}
+
+unsigned cs_library_openmpi_choice(const cs_model *model, const cs_problem *prob, int smpi)
+{
+    const int commutative = prob->flags & CS_PROB_COMMUTATIVE;
+    const int p = prob->p, pof2 = 1 << cs_floor_log2(p);
+    if (prob->coll == CS_COLL_REDUCE) {
+        const cs_ompi_pick pick =
+            cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative);
+        return (unsigned)cs_ompi_reduce_runs(prob, pick.alg, smpi);
+    }
+    if (prob->coll != CS_COLL_ALLREDUCE)
+        return 0;
+    int alg =
+        cs_ompi_alg(model, prob, smpi, commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative).alg;
+    if ((alg == 4 || alg == 5) && prob->count < (size_t)p)
+        alg = 3;
+    if (alg == 6 && (!commutative || prob->count < (size_t)pof2))
+        alg = smpi ? 3 : 1;
+    if (alg != 2 || smpi)
+        return (unsigned)alg;
+    /* nonoverlapping: coll/tuned's reduce, then its broadcast (scatter and allgather with a count of p and more) */
+    cs_problem reduce = *prob;
+    reduce.coll = CS_COLL_REDUCE;
+    reduce.root = 0;
+    const int bcast = cs_ompi_choose(cs_ompi_bcast_table, p, prob->bytes);
+    const int scatter = (bcast == 8 || bcast == 9) && prob->count >= (size_t)p;
+    return (unsigned)alg | cs_library_openmpi_choice(model, &reduce, smpi) << 4 | (unsigned)scatter << 8;
+}
+
+/* The band of table that holds communicator size p. */
+static const cs_ompi_step *cs_ompi_steps(const cs_ompi_band *band, int p)
+{
+    while (band->below_p && p >= band->below_p)
+        band++;
+    return band->steps;
+}
+
+/* Add each size of a band's steps to sizes[*n] (up to max). */
+static void cs_ompi_add_steps(const cs_ompi_band *table, int p, size_t *sizes, int *n, int max)
+{
+    for (const cs_ompi_step *step = cs_ompi_steps(table, p); step->below && *n < max; step++)
+        sizes[(*n)++] = step->below;
+}
+
+int cs_library_openmpi_switches(const cs_model *model, const cs_problem *prob, int smpi, size_t *sizes, int max)
+{
+    int n = 0;
+    const int p = prob->p, commutative = (prob->flags & CS_PROB_COMMUTATIVE) != 0;
+    if (prob->coll == CS_COLL_ALLTOALL) {
+        if (!(prob->flags & CS_PROB_INPLACE) || smpi)
+            cs_ompi_add_steps(cs_ompi_alltoall_table, p, sizes, &n, max);
+    } else if (prob->coll == CS_COLL_ALLREDUCE) {
+        cs_ompi_add_steps(commutative ? cs_ompi_allreduce_table : cs_ompi_allreduce_noncommutative, p, sizes, &n, max);
+        /* nonoverlapping's reduce and broadcast, coll/tuned's own choices */
+        cs_ompi_add_steps(commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative, p, sizes, &n, max);
+        cs_ompi_add_steps(cs_ompi_bcast_table, p, sizes, &n, max);
+    } else {
+        cs_ompi_add_steps(commutative ? cs_ompi_reduce_table : cs_ompi_reduce_noncommutative, p, sizes, &n, max);
+    }
+    const cs_library_rules *rules = smpi ? NULL : model->library_rules;
+    if (rules && rules->library == CS_LIBRARY_OPENMPI) /* a rules file's sizes, of every communicator size */
+        for (int c = 0; c < rules->ncom[prob->coll]; c++)
+            for (int k = 0; k < rules->com[prob->coll][c].n && n + 2 <= max; k++) {
+                const size_t from = rules->com[prob->coll][c].msg[k].from;
+                if (prob->coll == CS_COLL_ALLTOALL) { /* p blocks': a block from from / p up */
+                    sizes[n++] = from / (size_t)p;
+                    sizes[n++] = from / (size_t)p + 1;
+                } else {
+                    sizes[n++] = from;
+                }
+            }
+    if (prob->coll != CS_COLL_ALLTOALL && n + 2 <= max) { /* the count tests (count < p, count < p'), as bytes */
+        sizes[n++] = (size_t)p;
+        sizes[n++] = (size_t)1 << cs_floor_log2(p);
+    }
+    return n;
 }
 
 double cs_library_openmpi_alg(const cs_model *model, const cs_problem *prob, int alg, int fanout, const char **name)

@@ -38,4 +38,15 @@ double cs_library_openmpi_alg(const cs_model *model, const cs_problem *prob, int
  * selector, which copies them and runs its own algorithms (smpi 1). */
 double cs_library_openmpi(const cs_model *model, const cs_problem *prob, int smpi, const char **name);
 
+/* What Open MPI runs for prob (smpi: SMPI's copy), as one number: the
+ * algorithm after coll/base's fallbacks on the count (the ring, Rabenseifner's),
+ * and nonoverlapping's reduce and broadcast; no pricing. Alltoall: 0 (its
+ * choice tests no count). */
+unsigned cs_library_openmpi_choice(const cs_model *model, const cs_problem *prob, int smpi);
+
+/* The message sizes (bytes) at which Open MPI's choice for prob's p and
+ * flags changes (smpi: SMPI's copy), and its count tests (count < p, < p')
+ * as bytes of 1-byte elements; unsorted, up to max: how many. */
+int cs_library_openmpi_switches(const cs_model *model, const cs_problem *prob, int smpi, size_t *sizes, int max);
+
 #endif

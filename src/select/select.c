@@ -23,9 +23,32 @@ static void cs_decide(cs_decision *d, const cs_alg *alg, const char *reason)
     d->reason = reason;
 }
 
+/* Why the library keeps a call (cs_select_library_keeps's answer). */
+static const char *cs_select_keeps_reason(int keeps)
+{
+    return keeps == CS_KEEP_LOOP ? "model: the library's own is cheaper back to back (start-ups overlapped)"
+                                 : "model: the library's own is as cheap, within model.margin";
+}
+
+/* Why no algorithm of ours applies, into d: the restriction every one
+ * shares where one does (a datatype with gaps: "every algorithm needs a
+ * contiguous datatype", not the first row's "needs p a power of two"),
+ * else the row passed over already (the breakpoints' choice), else the
+ * first row that cannot run. A forced algorithm passed over stays named
+ * (what its warning says). */
+static void cs_select_none_applies(const cs_problem *prob, const cs_alg *forced, cs_decision *d)
+{
+    int n;
+    const cs_alg *const *table = cs_alg_table(prob->coll, &n);
+    if (d->passed && (d->passed == forced || !cs_select_shared_restriction(table, n, prob)))
+        return;
+    cs_select_first_declined(prob, &d->passed, &d->declined);
+}
+
 /* The model's cheapest that can run, else the first row (native, or the
- * extension API's fallback, which runs every call). */
-static void cs_select_model(const cs_model *model, const cs_problem *prob, cs_decision *d)
+ * extension API's fallback, which runs every call). forced: the algorithm
+ * forced, or NULL. */
+static void cs_select_model(const cs_model *model, const cs_problem *prob, const cs_alg *forced, cs_decision *d)
 {
     int n;
     const cs_alg *const *table = cs_alg_table(prob->coll, &n);
@@ -36,15 +59,11 @@ static void cs_select_model(const cs_model *model, const cs_problem *prob, cs_de
                                                   &d->library_predicted, &d->library_alg);
         if (keeps) {
             d->predicted = d->library_predicted;
-            return cs_decide(d, table[0],
-                             keeps == CS_KEEP_LOOP
-                                 ? "model: the library's own is cheaper back to back (start-ups overlapped)"
-                                 : "model: the library's own is as cheap, within model.margin");
+            return cs_decide(d, table[0], cs_select_keeps_reason(keeps));
         }
         return cs_decide(d, table[i], "model: cheapest that can run");
     }
-    if (!d->passed)
-        cs_select_first_declined(prob, &d->passed, &d->declined);
+    cs_select_none_applies(prob, forced, d);
     d->predicted = -1.0;
     return cs_decide(d, table[0], "no algorithm of ours applies");
 }
@@ -111,6 +130,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
     /* the nodes' links as this communicator shares them (cs_problem.share) */
     const cs_model shared = cs_model_shared(&cfg->model, prob), *model = &shared;
     const cs_alg *native = cs_alg_native(prob->coll);
+    const cs_alg *forced = cc->choice == CS_CHOICE_FORCED ? cc->alg : NULL;
 
     d->passed = NULL;
     d->declined = NULL;
@@ -156,7 +176,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
     if (cs_config_native_range(cc, prob->bytes))
         return cs_decide(d, native, "in a native size range of the configuration");
     if (!cs_collective_of(prob->coll)->breakpoints)
-        return cs_select_model(model, prob, d);
+        return cs_select_model(model, prob, forced, d);
 
     /* The breakpoints hold the model's choice for this variant and size. */
     const int variant = ((prob->flags & CS_PROB_COMMUTATIVE) ? 1 : 0) | ((prob->flags & CS_PROB_INPLACE) ? 2 : 0) |
@@ -169,10 +189,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
     const int entry = cs_breakpoints_entry(bp, prob->bytes);
     const cs_alg *alg = table[bp->alg[entry]];
     if (bp->passed) { /* none of ours runs this p and operator at any size */
-        if (!d->passed) {
-            d->passed = bp->passed;
-            d->declined = bp->declined;
-        }
+        cs_select_none_applies(prob, forced, d);
         return cs_decide(d, native, "no algorithm of ours applies");
     }
     if (alg->cost && !cs_alg_restriction(alg, prob)) {
@@ -182,6 +199,20 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
         if (alg->tune)
             alg->tune(model, prob, &d->params);
         cs_decide(d, alg, "breakpoint: the model's choice for this size");
+        if (cs_library_count_matters(model, prob)) {
+            /* The library tests the call's count where the breakpoints' 1-byte elements
+             * would not (one double at p = 4: Open MPI's ring falls back to recursive
+             * doubling): the margin checked against its price for this call. */
+            cs_select_predict(model, prob, d);
+            d->ours_predicted = d->predicted;
+            const int keeps = cs_select_library_keeps(model, prob, alg, &d->params, d->predicted, &d->library_predicted,
+                                                      &d->library_alg);
+            if (keeps) {
+                d->predicted = d->library_predicted;
+                return cs_decide(d, native, cs_select_keeps_reason(keeps));
+            }
+            return;
+        }
         if (cfg->log_level == CS_LOG_CALLS) { /* the prices, for the log and its reason */
             cs_select_predict(model, prob, d);
             d->ours_predicted = d->predicted;
@@ -197,7 +228,7 @@ static void cs_select_decide(const cs_config *cfg, cs_select_cache *cache, const
         d->passed = alg;
         d->declined = cs_alg_restriction(alg, prob);
     }
-    return cs_select_model(model, prob, d);
+    return cs_select_model(model, prob, forced, d);
 }
 
 void cs_select(const cs_config *cfg, cs_select_cache *cache, const cs_problem *prob, cs_decision *d)

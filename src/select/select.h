@@ -75,6 +75,11 @@ int cs_breakpoints_lookup(const cs_breakpoints *bp, size_t bytes);
 /* The entry of bp that holds a size (alg[i], radix[i]). */
 int cs_breakpoints_entry(const cs_breakpoints *bp, size_t bytes);
 
+/* The restriction that every row of table with a price requires and prob
+ * fails, in words (the first such of the restrictions' order); NULL: none,
+ * or fewer than two rows. */
+const char *cs_select_shared_restriction(const cs_alg *const *table, int n, const cs_problem *prob);
+
 /* Why the library keeps a call (cs_select_library_keeps); 0: it does not. */
 enum { CS_KEEP_NO, CS_KEEP_CALL, CS_KEEP_LOOP };
 

@@ -18,7 +18,9 @@ int cs_select_cheapest_from(const cs_model *model, const cs_problem *prob, int h
                             double *best_cost);
 int cs_select_cheapest(const cs_model *model, const cs_problem *prob, cs_params *best_params, double *best_cost);
 
-/* The first of our algorithms that cannot run prob, and why. */
+/* Why none of our algorithms can run prob: the restriction that every one
+ * shares ("every algorithm" as the row passed over), else the first that
+ * cannot run and its restriction. */
 void cs_select_first_declined(const cs_problem *prob, const cs_alg **passed, const char **declined);
 
 /* Entry i of bp as one number, and that number's table index and

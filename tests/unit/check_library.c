@@ -428,6 +428,73 @@ START_TEST(test_mpich_on_nodes)
 }
 END_TEST
 
+/* Is size one of the switches? */
+static int among(const size_t *sizes, int n, size_t size)
+{
+    for (int i = 0; i < n; i++)
+        if (sizes[i] == size)
+            return 1;
+    return 0;
+}
+
+/*
+ * Where the library's choice (its algorithm's name) changes from one size
+ * to the next in 1-byte elements, the size is one of cs_library_switches',
+ * which the breakpoints sample: every size up to 2100 B and around each
+ * larger threshold, p = 2 to 17, every mirror and operator class. And a
+ * call of 4- or 8-byte elements that the library runs otherwise than the
+ * same bytes in 1-byte elements (its count tests: fewer than p or p') is
+ * one that cs_library_count_matters names.
+ */
+START_TEST(test_library_switches)
+{
+    static const size_t around[] = {4096, 8192, 12288, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+    const int libraries[] = {CS_LIBRARY_MPICH, CS_LIBRARY_OPENMPI, CS_LIBRARY_SMPI_MPICH, CS_LIBRARY_SMPI_OMPI};
+    const unsigned classes[] = {C, 0, C | I, C | U};
+    size_t sizes[64];
+    for (int l = 0; l < 4; l++)
+        for (int p = 2; p <= 17; p++)
+            for (cs_coll coll = 0; coll < CS_COLL_LAST; coll++)
+                for (int c = 0; c < 4; c++) {
+                    if (coll == CS_COLL_ALLTOALL && (classes[c] & ~(unsigned)I))
+                        continue;
+                    const cs_model mo = model_of(libraries[l]);
+                    const cs_problem variant = call(coll, p, 1, 1, classes[c], 0);
+                    const int n = cs_library_switches(&mo, &variant, sizes, 64);
+                    const char *before = NULL, *name;
+                    size_t last = 0;
+                    for (size_t a = 0; a <= sizeof around / sizeof *around; a++) {
+                        const size_t lo = a ? around[a - 1] - 8 : 1, hi = a ? around[a - 1] + 8 : 2100;
+                        for (size_t m = lo; m <= hi; m++) {
+                            const cs_problem at = call(coll, p, m, 1, classes[c], 0);
+                            cs_library_price(&mo, &at, &name);
+                            if (m == last + 1 && before && strcmp(name, before))
+                                ck_assert_msg(among(sizes, n, m), "%s %s p = %d, class %u: %s up to %zu B, then %s",
+                                              cs_library_name(libraries[l]), cs_coll_name(coll), p, classes[c], before,
+                                              m - 1, name);
+                            before = name;
+                            last = m;
+                        }
+                    }
+                    if (coll == CS_COLL_ALLTOALL)
+                        continue;
+                    for (size_t elem = 4; elem <= 8; elem += 4)
+                        for (size_t count = 1; count <= 8 * (size_t)p + 1; count++) {
+                            const cs_problem real = call(coll, p, count, elem, classes[c], 0),
+                                             bytes = call(coll, p, count * elem, 1, classes[c], 0);
+                            const char *as_bytes;
+                            cs_library_price(&mo, &real, &name);
+                            cs_library_price(&mo, &bytes, &as_bytes);
+                            if (strcmp(name, as_bytes))
+                                ck_assert_msg(cs_library_count_matters(&mo, &real),
+                                              "%s %s p = %d, class %u: %zu x %zu B run %s, as bytes %s",
+                                              cs_library_name(libraries[l]), cs_coll_name(coll), p, classes[c], count,
+                                              elem, name, as_bytes);
+                        }
+                }
+}
+END_TEST
+
 Suite *make_library_suite(void)
 {
     Suite *s = suite_create("library");
@@ -439,6 +506,7 @@ Suite *make_library_suite(void)
     tcase_add_test(tc, test_openmpi_allreduce_bcast);
     tcase_add_test(tc, test_mpich_on_nodes);
     tcase_add_test(tc, test_mpich_folded_distance);
+    tcase_add_test(tc, test_library_switches);
     suite_add_tcase(s, tc);
     return s;
 }
