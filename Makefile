@@ -1,4 +1,5 @@
-# collshim: make, make check, make demo, make install. MPICC, PREFIX overridable.
+# collshim: make, make check, make demo, make install. MPICC, PREFIX overridable; V=1 prints
+# the commands.
 #
 # One library per MPI installed (docs/mpi-libraries.md): build/mpich/libcollshim.so with MPICH's
 # wrapper, and build/openmpi/libcollshim.so with Open MPI's when it is there (mk/openmpi.mk).
@@ -24,6 +25,19 @@ WARN    := -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declara
 ALLCFLAGS := -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -Isrc -Iinclude -Itools $(YAML_CFLAGS)
 
 B := build
+
+# Quiet builds: one short line a compile or link (`CC build/obj/src/x.o`), so that a warning
+# stands out; V=1 prints every command as it runs. A rule's recipe starts with
+# $(call cs_say,WHAT) (nothing under V=1), then the command itself; $(Q) before a command that
+# is not a compile hides it but under V=1.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+cs_say =
+else
+Q := @
+cs_say = @printf '  %-7s %s\n' '$(1)' '$@';
+endif
 
 # Everything but the MPI entry points: linked into the library and into the unit tests.
 CORE_SRC := $(sort $(wildcard src/*.c src/config/*.c src/model/*.c src/select/*.c \
@@ -55,8 +69,10 @@ PIECES_LIB := $(B)/pieces/libcollshim.so
 PIECES_OBJ := $(B)/obj-pieces/src/shim/window.o $(B)/obj-pieces/src/sched/exec.o
 
 # Further targets (make fuzz, make check-asan, ...), one fragment each; a
-# fragment may add a prerequisite of `make check` to CHECK_EXTRA.
+# fragment may add a phase of `make check` to CHECK_EXTRA, and one it leaves out for want of a
+# tool to CHECK_NOT_RUN, with the reason in CHECK_NOT_RUN_WHY_<phase>.
 CHECK_EXTRA :=
+CHECK_NOT_RUN :=
 # A fragment's rule read first must not become the goal: `make` builds `all`.
 .DEFAULT_GOAL := all
 include $(sort $(wildcard mk/*.mk))
@@ -78,68 +94,80 @@ cs_link_preload = $(LD) -r -o $@.o $(1) && \
 
 $(LIB): $(CORE_OBJ) $(SHIM_OBJ)
 	@mkdir -p $(dir $@)
-	$(call cs_link_preload,$^)
+	$(call cs_say,LD)$(call cs_link_preload,$^)
 
 $(PIECES_LIB): $(filter-out $(B)/obj/src/sched/exec.o,$(CORE_OBJ)) \
               $(filter-out $(B)/obj/src/shim/window.o,$(SHIM_OBJ)) $(PIECES_OBJ)
 	@mkdir -p $(dir $@)
-	$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
+	$(call cs_say,LD)$(MPICC) -shared -o $@ $^ $(YAML_LIBS)
 
 $(B)/obj-pieces/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALLCFLAGS) -DCS_WINDOW_PIECE_BYTES=24 -DCS_EXEC_MAX_MSG=40 -MMD -MP -c -o $@ $<
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) -DCS_WINDOW_PIECE_BYTES=24 -DCS_EXEC_MAX_MSG=40 -MMD -MP -c -o $@ $<
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/obj/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALLCFLAGS) $(CHECK_CFLAGS) -Itests/unit -MMD -MP -c -o $@ $<
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) $(CHECK_CFLAGS) -Itests/unit -MMD -MP -c -o $@ $<
 
 $(B)/unit_tests: $(UNIT_OBJ) $(CORE_OBJ)
-	$(MPICC) -o $@ $^ $(CHECK_LIBS) $(YAML_LIBS) -lm
+	$(call cs_say,LD)$(MPICC) -o $@ $^ $(CHECK_LIBS) $(YAML_LIBS) -lm
 
 # The test suite's UCX progress wrapper: MPICH's busy polling yields the core, for oversubscribed runs.
 $(YIELD): tests/mpi/yield/ucx_yield.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+	$(call cs_say,CC)$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
 
 # The test suite's fault injection (tests/mpi/fault/cs_fault.c), preloaded by test_faults' runs.
 $(FAULT): tests/mpi/fault/cs_fault.c
 	@mkdir -p $(dir $@)
-	$(MPICC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+	$(call cs_say,CC)$(MPICC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl
 
 $(B)/tests/%: tests/mpi/%.c tests/mpi/cs_test.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Itests/mpi -o $@ $< -lm
+	$(call cs_say,CC)$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Itests/mpi -o $@ $< -lm
 
 # FFLAGS_TEST: mpif.h declares no interfaces, and gfortran 10 and later reject a buffer argument
 # passed as integer in one call and double precision in the next unless allowed.
 FFLAGS_TEST := -O1 -g -fallow-argument-mismatch
 $(B)/tests/%: tests/mpi/%.f90 tests/mpi/fortran_body.inc
 	@mkdir -p $(dir $@) $(B)/fmod
-	$(MPIF90) $(FFLAGS_TEST) -J$(B)/fmod -Itests/mpi -o $@ $<
+	$(call cs_say,FC)$(MPIF90) $(FFLAGS_TEST) -J$(B)/fmod -Itests/mpi -o $@ $<
 
 # Tools (collshim-hull, ...) link the library's code statically.
 $(B)/collshim-%: tools/collshim-%.c $(CORE_OBJ)
-	$(MPICC) $(ALLCFLAGS) -o $@ $^ $(YAML_LIBS) -lm
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) -o $@ $^ $(YAML_LIBS) -lm
 
 $(B)/examples/%: examples/%.c include/collshim.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude -o $@ $< -lm
+	$(call cs_say,CC)$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude -o $@ $< -lm
 
-check: check-unit check-mpi $(CHECK_EXTRA)
+# make check: every phase in turn, each one `make PHASE` of its own (scripts/collshim-check), so
+# that a failed phase, or one whose build failed, does not keep the others from running; at the
+# end one line a phase (passed, failed, not run and why) and "N passed, N failed" counting the
+# phases. Each phase's output is also kept in $(B)/check-logs/PHASE.log. Every phase still runs
+# alone: make check-mpi, make check-docs, ...
+# CHECK_PHASES: the phases, in this order; make check CHECK_PHASES="check-docs check-layers" runs
+# those alone, with the summary (and without the lines of the phases a fragment left out).
+CHECK_PHASES = check-unit check-mpi $(CHECK_EXTRA)
+check:
+	@scripts/collshim-check --make "$(MAKE)" --logs $(B)/check-logs \
+	    $(if $(filter file,$(origin CHECK_PHASES)),$(foreach s,$(CHECK_NOT_RUN),--not-run '$(s)=$(CHECK_NOT_RUN_WHY_$(s))')) \
+	    $(CHECK_PHASES)
 
 # The unit suites in two processes, one per core (tests/unit/shard.h): every suite with the
-# first half of the heaviest loops, and the coll and window suites with the other half.
+# first half of the heaviest loops, and the coll, window and pricer suites with the other half.
+# Both write to the terminal as they go, a line a suite as it ends (its tests, failures, seconds;
+# tests/unit/check_main.c), each line marked with its half: minutes of silence looked like a hang.
 check-unit: $(B)/unit_tests $(TOOLS)
-	@echo "$(B)/unit_tests: every suite, half of the simulator loops here and half beside it"
+	@echo "$(B)/unit_tests: every suite, half of the simulator loops here (0/2) and half beside it (1/2)"
 	@{ CS_UNIT_SHARD=1/2 CK_RUN_SUITE=coll $(B)/unit_tests && \
 	   CS_UNIT_SHARD=1/2 CK_RUN_SUITE=window $(B)/unit_tests && \
-	   CS_UNIT_SHARD=1/2 CK_RUN_SUITE=pricer $(B)/unit_tests; } >$(B)/unit-shard-1.log 2>&1 & other=$$!; \
-	CS_UNIT_SHARD=0/2 $(B)/unit_tests; rc=$$?; wait $$other; rc1=$$?; \
-	echo "the other half (coll, window, pricer):"; cat $(B)/unit-shard-1.log; [ $$rc = 0 ] && [ $$rc1 = 0 ]
+	   CS_UNIT_SHARD=1/2 CK_RUN_SUITE=pricer $(B)/unit_tests; } & other=$$!; \
+	CS_UNIT_SHARD=0/2 $(B)/unit_tests; rc=$$?; wait $$other; rc1=$$?; [ $$rc = 0 ] && [ $$rc1 = 0 ]
 	tests/tools/check-collshim-hull $(B)
 	tests/tools/check-collshim-model $(B)
 
@@ -154,8 +182,10 @@ check-mpi: $(LIB) $(TOOLS) $(PIECES_LIB) $(YIELD) $(FAULT) $(MPI_TESTS) $(F_TEST
 check-full:
 	$(MAKE) check COLLSHIM_TEST_FULL=1
 
-demo: $(LIB) $(YIELD) $(EXAMPLES)
-	MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)
+# The Open MPI build too (when Open MPI is there: OMPI_LIB, mk/openmpi.mk): the demo's programs
+# are MPICH's, but a user who tries the demo then preloads the library into an Open MPI program.
+demo: $(LIB) $(OMPI_LIB) $(YIELD) $(EXAMPLES)
+	$(Q)MPIEXEC="$(MPIEXEC)" scripts/collshim-demo $(B)
 
 # make install and make check-install (mk/install.mk, which says what goes where): the builds first.
 install check-install: $(LIB) $(OMPI_LIB) $(TOOLS) $(OMPI_TOOLS)

@@ -42,43 +42,43 @@ check-asan: asan-build
 
 $(ASAN_LIB): $(ASAN_CORE_OBJ) $(ASAN_SHIM_OBJ)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(SAN_FLAGS) -shared -o $@ $^ $(YAML_LIBS)
+	$(call cs_say,LD)$(MPICC) $(SAN_FLAGS) -shared -o $@ $^ $(YAML_LIBS)
 
 $(ASAN_PIECES_LIB): $(filter-out $(ASAN_PIECES_SRC:%.c=$(ASAN_B)/obj/%.o),$(ASAN_CORE_OBJ) $(ASAN_SHIM_OBJ)) \
                     $(ASAN_PIECES_OBJ)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(SAN_FLAGS) -shared -o $@ $^ $(YAML_LIBS)
+	$(call cs_say,LD)$(MPICC) $(SAN_FLAGS) -shared -o $@ $^ $(YAML_LIBS)
 
 $(ASAN_B)/obj-pieces/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ASAN_CFLAGS) $(ASAN_PIECES_DEFS) -MMD -MP -c -o $@ $<
+	$(call cs_say,CC)$(MPICC) $(ASAN_CFLAGS) $(ASAN_PIECES_DEFS) -MMD -MP -c -o $@ $<
 
 $(ASAN_B)/obj/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ASAN_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -MMD -MP -c -o $@ $<
+	$(call cs_say,CC)$(MPICC) $(ASAN_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -MMD -MP -c -o $@ $<
 
 $(ASAN_B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ASAN_CFLAGS) -MMD -MP -c -o $@ $<
+	$(call cs_say,CC)$(MPICC) $(ASAN_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(ASAN_UNIT): $(ASAN_UNIT_OBJ) $(ASAN_CORE_OBJ)
-	$(MPICC) $(SAN_FLAGS) -o $@ $^ $(CHECK_LIBS) $(YAML_LIBS) -lm
+	$(call cs_say,LD)$(MPICC) $(SAN_FLAGS) -o $@ $^ $(CHECK_LIBS) $(YAML_LIBS) -lm
 
 # The tools (collshim-hull, ...), checked by tests/tools/check-collshim-* as in make check-unit.
 $(ASAN_B)/collshim-%: tools/collshim-%.c $(ASAN_CORE_OBJ)
-	$(MPICC) $(ASAN_CFLAGS) -o $@ $^ $(YAML_LIBS) -lm
+	$(call cs_say,LD)$(MPICC) $(ASAN_CFLAGS) -o $@ $^ $(YAML_LIBS) -lm
 
 $(ASAN_YIELD): tests/mpi/yield/ucx_yield.c
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -Wall -Wextra $(SAN_FLAGS) -fPIC -shared -o $@ $< -ldl
+	$(call cs_say,CC)$(CC) -O1 -g -Wall -Wextra $(SAN_FLAGS) -fPIC -shared -o $@ $< -ldl
 
 $(ASAN_B)/libcs_fault.so: tests/mpi/fault/cs_fault.c
 	@mkdir -p $(dir $@)
-	$(MPICC) -O1 -g -Wall -Wextra $(SAN_FLAGS) -fPIC -shared -o $@ $< -ldl
+	$(call cs_say,CC)$(MPICC) -O1 -g -Wall -Wextra $(SAN_FLAGS) -fPIC -shared -o $@ $< -ldl
 
 $(ASAN_B)/tests/%: tests/mpi/%.c tests/mpi/cs_test.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra $(SAN_FLAGS) -Itests/mpi -o $@ $< -lm
+	$(call cs_say,CC)$(MPICC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra $(SAN_FLAGS) -Itests/mpi -o $@ $< -lm
 
 -include $(ASAN_CORE_OBJ:.o=.d) $(ASAN_SHIM_OBJ:.o=.d) $(ASAN_UNIT_OBJ:.o=.d) $(ASAN_PIECES_OBJ:.o=.d)
 

@@ -8,7 +8,7 @@ BENCH_REPS ?= 9
 .PHONY: bench-decide bench-reduce-paths bench-native-path check-openmpi-mirror bench-export
 
 $(B)/bench_decide: bench/bench_decide.c $(CORE_OBJ)
-	$(MPICC) $(ALLCFLAGS) -Ibench -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) -Ibench -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
 
 bench-decide: $(B)/bench_decide
 	$(B)/bench_decide $(BENCH_REPS) $(or $(BENCH_DECIDE_MODEL),-) $(or $(BENCH_DECIDE_PPN),0)
@@ -17,7 +17,7 @@ bench-decide: $(B)/bench_decide
 # schedules (bench/bench_reduce_paths.c), and what tuning by the model loses on that path.
 
 $(B)/bench_reduce_paths: bench/bench_reduce_paths.c $(CORE_OBJ)
-	$(MPICC) $(ALLCFLAGS) -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) -o $@ $< $(CORE_OBJ) $(YAML_LIBS) -lm
 
 bench-reduce-paths: $(B)/bench_reduce_paths
 	$(B)/bench_reduce_paths

@@ -12,14 +12,14 @@ CAL_HDR := $(wildcard tools/calibrate/*.h)
 
 # Explicit: it takes the place of the Makefile's pattern for tools.
 $(B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(CORE_OBJ)
-	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(CORE_OBJ) $(YAML_LIBS) -lm
 
 # collshim-model reads its --bytes as calibrate does (calibrate/sizes.h): the pattern's rule with
 # that header among its prerequisites, not its sources; and tools/model/ (--export, the
 # libraries' tuning files) among its sources.
 MODEL_SRC := $(sort $(wildcard tools/model/*.c))
 $(B)/collshim-model: tools/collshim-model.c tools/calibrate/sizes.h $(MODEL_SRC) $(wildcard tools/model/*.h) $(CORE_OBJ)
-	$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-model.c $(MODEL_SRC) $(CORE_OBJ) $(YAML_LIBS) -ldl -lm
+	$(call cs_say,CC)$(MPICC) $(ALLCFLAGS) -o $@ tools/collshim-model.c $(MODEL_SRC) $(CORE_OBJ) $(YAML_LIBS) -ldl -lm
 
 $(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o $(B)/obj/tools/calibrate/summary.o \
                  $(B)/obj/tools/calibrate/distance.o
@@ -28,10 +28,10 @@ $(B)/unit_tests: $(B)/obj/tools/calibrate/derive.o $(B)/obj/tools/calibrate/summ
 
 ifdef ASAN_B
 $(ASAN_B)/collshim-calibrate: tools/collshim-calibrate.c $(CAL_SRC) $(CAL_HDR) $(ASAN_CORE_OBJ)
-	$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -lm
+	$(call cs_say,CC)$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-calibrate.c $(CAL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -lm
 
 $(ASAN_B)/collshim-model: tools/collshim-model.c $(MODEL_SRC) $(ASAN_CORE_OBJ)
-	$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-model.c $(MODEL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -ldl -lm
+	$(call cs_say,CC)$(MPICC) $(ASAN_CFLAGS) -o $@ tools/collshim-model.c $(MODEL_SRC) $(ASAN_CORE_OBJ) $(YAML_LIBS) -ldl -lm
 
 $(ASAN_UNIT): $(ASAN_B)/obj/tools/calibrate/derive.o $(ASAN_B)/obj/tools/calibrate/summary.o \
               $(ASAN_B)/obj/tools/calibrate/distance.o

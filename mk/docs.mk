@@ -15,7 +15,7 @@ GENERATED_DOCS := configuration algorithms
 
 $(GEN_DOCS): tools/docs/collshim-gen-docs.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALLCFLAGS) -o $@ $^ $(YAML_LIBS) -lm
+	$(call cs_say,LD)$(MPICC) $(ALLCFLAGS) -o $@ $^ $(YAML_LIBS) -lm
 
 docs: $(GEN_DOCS)
 	@for page in $(GENERATED_DOCS); do \

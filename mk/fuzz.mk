@@ -49,10 +49,10 @@ fuzz-toolchain:
 # The library's code with coverage for the fuzzer; the harness links libFuzzer's main.
 $(FZ)/obj/%.o: %.c | fuzz-toolchain
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	$(call cs_say,CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(FUZZ_BIN): tests/fuzz/fuzz_config.c $(FUZZ_OBJ) | fuzz-toolchain
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(FUZZ_OBJ) $(YAML_LIBS) $(FUZZ_MPI_LIBS) -lm
+	$(call cs_say,CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(FUZZ_OBJ) $(YAML_LIBS) $(FUZZ_MPI_LIBS) -lm
 
 fuzz: $(FUZZ_BIN)
 	scripts/collshim-fuzz run $(FUZZ_BIN) $(FUZZ_TIME) $(FZ) $(FUZZ_ARGS)

@@ -12,7 +12,7 @@
 #   share/collshim/                collshim.yaml.example, config/ (the machine profiles),
 #                                  examples/ (the example programs' sources)
 #   share/man/                     collshim-*(1), collshim(7); TOOL.openmpi(1) and TOOL.mpich(1)
-#                                  link to TOOL(1)
+#                                  link to TOOL(1); the pages' PREFIX is the prefix installed to
 #
 # The developer scripts (scripts/) are not installed: they work in the source tree.
 # `make check-install` (a part of `make check`): tests/tools/check-install installs into a
@@ -29,9 +29,19 @@ CS_EXAMPLES := $(sort $(wildcard examples/*.c))
 
 I := $(DESTDIR)$(PREFIX)
 
-# $(call cs_install_pc,NAME,LIBDIR,MPI,MPICC): lib/pkgconfig/NAME.pc from collshim.pc.in.
-cs_install_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CS_VERSION)|' -e 's|@NAME@|$(1)|g' \
+# $(call cs_install_pc,NAME,LIBDIR,MPI,MPICC[,DESCRIPTION]): lib/pkgconfig/NAME.pc from
+# collshim.pc.in; DESCRIPTION, when given, in place of the template's "MPI programs".
+cs_install_pc = sed $(if $(5),-e '/^Description:/s|@MPI@ programs|$(5)|') -e 's|@PREFIX@|$(PREFIX)|' \
+	-e 's|@VERSION@|$(CS_VERSION)|' -e 's|@NAME@|$(1)|g' \
 	-e 's|@LIBDIR@|$(2)|g' -e 's|@MPI@|$(3)|g' -e 's|@MPICC@|$(4)|g' collshim.pc.in >$(I)/lib/pkgconfig/$(1).pc
+# The plain collshim.pc is the MPICH one, under its old name (kept: programs use it), while
+# Debian's plain mpicc is Open MPI's when both are installed: its Description says so.
+CS_PC_PLAIN_DESC := MPICH programs (the same as collshim-mpich; Open MPI programs use collshim-openmpi)
+
+# The manual pages name the installed files as PREFIX/lib/..., PREFIX/share/...: installed, they
+# name them under the real prefix ($(PREFIX); DESTDIR is only where the files are staged). The
+# placeholder in bold text is italic (\fIPREFIX\fB), and $PREFIX in a shell example.
+cs_man_prefix = sed -e 's|\\fIPREFIX\\fB|$(PREFIX)|g' -e 's|\$$PREFIX|$(PREFIX)|g' -e 's|PREFIX|$(PREFIX)|g'
 
 .PHONY: install check-install
 
@@ -46,10 +56,12 @@ install:
 	install -m 644 collshim.yaml.example $(I)/share/collshim/
 	install -m 644 $(CS_PROFILES) $(I)/share/collshim/config/
 	install -m 644 $(CS_EXAMPLES) $(I)/share/collshim/examples/
-	install -m 644 $(filter %.1,$(MAN_PAGES)) $(I)/share/man/man1/
-	install -m 644 $(filter %.7,$(MAN_PAGES)) $(I)/share/man/man7/
+	for page in $(MAN_PAGES); do \
+	    dir=$(I)/share/man/man$${page##*.}; \
+	    $(cs_man_prefix) $$page >$$dir/$${page##*/} && chmod 644 $$dir/$${page##*/} || exit 1; \
+	done
 	$(call cs_install_pc,collshim-mpich,lib,MPICH,mpicc.mpich)
-	$(call cs_install_pc,collshim,lib,MPICH,mpicc.mpich)
+	$(call cs_install_pc,collshim,lib,MPICH,mpicc.mpich,$(CS_PC_PLAIN_DESC))
 	$(if $(OMPI_LIB),install -d $(I)/lib/openmpi)
 	$(if $(OMPI_LIB),install -m 755 $(OMPI_LIB) $(I)/lib/openmpi/)
 	$(if $(OMPI_LIB),$(call cs_install_pc,collshim-openmpi,lib/openmpi,Open MPI,mpicc.openmpi))

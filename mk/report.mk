@@ -16,12 +16,12 @@ REPORT_CFLAGS := -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Itools
 # links the library's objects.
 $(B)/collshim-report: tools/collshim-report.c $(REPORT_SRC) $(REPORT_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(REPORT_CFLAGS) -o $@ tools/collshim-report.c $(REPORT_SRC) -lm
+	$(call cs_say,CC)$(CC) $(REPORT_CFLAGS) -o $@ tools/collshim-report.c $(REPORT_SRC) -lm
 
 ifdef ASAN_B
 $(ASAN_B)/collshim-report: tools/collshim-report.c $(REPORT_SRC) $(REPORT_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(REPORT_CFLAGS) -O1 $(SAN_FLAGS) -o $@ tools/collshim-report.c $(REPORT_SRC) -lm
+	$(call cs_say,CC)$(CC) $(REPORT_CFLAGS) -O1 $(SAN_FLAGS) -o $@ tools/collshim-report.c $(REPORT_SRC) -lm
 endif
 
 # scripts/collshim-demo reports on the demo's logs.

@@ -20,4 +20,17 @@ static inline int unit_shard_skip(int i)
     return i % n != k;
 }
 
+/* How the runner's progress lines name this process: "unit 1/2" for a shard (make check-unit's
+ * two halves share the terminal), "unit" alone. */
+static inline const char *unit_shard_label(void)
+{
+    static char label[32];
+    const char *s = getenv("CS_UNIT_SHARD");
+    int k, n;
+    if (!s || sscanf(s, "%d/%d", &k, &n) != 2 || n < 2 || k < 0 || k >= n)
+        return "unit";
+    snprintf(label, sizeof label, "unit %d/%d", k, n);
+    return label;
+}
+
 #endif
