@@ -224,60 +224,74 @@ void cs_export_plan_free(cs_export_plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
+/* Each band of the plan, in the order written: visit(coll, band b of com, its first byte, ctx). */
+typedef void cs_export_visit(cs_coll coll, const cs_export_com *com, int b, size_t from, void *ctx);
+static void cs_export_bands(const cs_export_plan *plan, cs_export_visit *visit, void *ctx)
+{
+    for (int i = 0; i < 3; i++) {
+        const cs_coll coll = cs_export_colls[i];
+        for (int c = 0; c < plan->ncom[coll]; c++)
+            for (int b = 0; b < plan->com[coll][c].n; b++)
+                visit(coll, &plan->com[coll][c], b, b ? plan->com[coll][c].msg[b - 1].upto + 1 : 0, ctx);
+    }
+}
+
+typedef struct cs_export_out {
+    const cs_export_plan *plan;
+    FILE *out;
+    double margin;
+    const char *prefix;
+    int n;
+} cs_export_out;
+
+static void cs_export_gain_line(cs_coll coll, const cs_export_com *com, int b, size_t from, void *ctx)
+{
+    cs_export_out *o = ctx;
+    const cs_export_msg *m = &com->msg[b];
+    if (m->gain <= 1.0 + o->margin)
+        return;
+    fprintf(o->out, "%s %d-%d %zu-%zu %s %.2f %d %zu %s\n", cs_coll_name(coll), com->p_lo, com->p_hi, from, m->upto,
+            m->words, m->gain, m->gain_p, m->gain_at, m->ours);
+    o->n++;
+}
+
 void cs_export_report(const cs_export_plan *plan, double margin, FILE *out)
 {
     fprintf(out, "# where collshim preloaded would gain over the file (the model's library / ours, largest "
                  "in the band)\n# collective p-range bytes-range file's-algorithm gain at-p at-bytes ours\n");
-    int any = 0;
-    for (int i = 0; i < 3; i++) {
-        const cs_coll coll = cs_export_colls[i];
-        for (int c = 0; c < plan->ncom[coll]; c++) {
-            const cs_export_com *com = &plan->com[coll][c];
-            for (int b = 0; b < com->n; b++) {
-                const cs_export_msg *m = &com->msg[b];
-                if (m->gain <= 1.0 + margin)
-                    continue;
-                const size_t from = b ? com->msg[b - 1].upto + 1 : 0;
-                fprintf(out, "%s %d-%d %zu-%zu %s %.2f %d %zu %s\n", cs_coll_name(coll), com->p_lo, com->p_hi, from,
-                        m->upto, m->words, m->gain, m->gain_p, m->gain_at, m->ours);
-                any = 1;
-            }
-        }
-    }
-    if (!any)
+    cs_export_out o = {.plan = plan, .out = out, .margin = margin};
+    cs_export_bands(plan, cs_export_gain_line, &o);
+    if (!o.n)
         fprintf(out, "# none: the library's own algorithms are the model's best everywhere\n");
+}
+
+static void cs_export_unsafe_line(cs_coll coll, const cs_export_com *com, int b, size_t from, void *ctx)
+{
+    cs_export_out *o = ctx;
+    const cs_export_msg *m = &com->msg[b];
+    if (m->unsafe < 0)
+        return;
+    fprintf(o->out, "%s: %s p = %d-%d, ", o->prefix, cs_coll_name(coll), com->p_lo, com->p_hi);
+    if (b + 1 < com->n)
+        fprintf(o->out, "%zu-%zu B", from, m->upto);
+    else
+        fprintf(o->out, "from %zu B", from);
+    if (m->alg < 0)
+        fprintf(o->out, ": the library's own decision (0)");
+    else
+        fprintf(o->out, ": %s (%d)", m->words, o->plan->algs[coll][m->alg].alg);
+    fprintf(o->out, ", not the cheaper %s\n", o->plan->algs[coll][m->unsafe].unsafe);
+    o->n++;
 }
 
 int cs_export_report_unsafe(const cs_export_plan *plan, const char *prefix, FILE *out)
 {
-    int n = 0;
-    for (int i = 0; i < 3; i++) {
-        const cs_coll coll = cs_export_colls[i];
-        for (int c = 0; c < plan->ncom[coll]; c++) {
-            const cs_export_com *com = &plan->com[coll][c];
-            for (int b = 0; b < com->n; b++) {
-                const cs_export_msg *m = &com->msg[b];
-                if (m->unsafe < 0)
-                    continue;
-                const size_t from = b ? com->msg[b - 1].upto + 1 : 0;
-                fprintf(out, "%s: %s p = %d-%d, ", prefix, cs_coll_name(coll), com->p_lo, com->p_hi);
-                if (b + 1 < com->n)
-                    fprintf(out, "%zu-%zu B", from, m->upto);
-                else
-                    fprintf(out, "from %zu B", from);
-                if (m->alg < 0)
-                    fprintf(out, ": the library's own decision (0)");
-                else
-                    fprintf(out, ": %s (%d)", m->words, plan->algs[coll][m->alg].alg);
-                fprintf(out, ", not the cheaper %s\n", plan->algs[coll][m->unsafe].unsafe);
-                n++;
-            }
-        }
-    }
-    if (n)
+    cs_export_out o = {.plan = plan, .out = out, .prefix = prefix};
+    cs_export_bands(plan, cs_export_unsafe_line, &o);
+    if (o.n)
         fprintf(out,
                 "%s: %d bands name another algorithm than the cheapest: a tuning file cannot tell operators or "
                 "datatypes apart, and never names one wrong for some of them\n",
-                prefix, n);
-    return n;
+                prefix, o.n);
+    return o.n;
 }
