@@ -190,8 +190,10 @@ demo: $(LIB) $(OMPI_LIB) $(YIELD) $(EXAMPLES)
 # make install and make check-install (mk/install.mk, which says what goes where): the builds first.
 install check-install: $(LIB) $(OMPI_LIB) $(TOOLS) $(OMPI_TOOLS)
 
+# Every C file of the tree as .clang-format says (scripts/collshim-check-tree, a part of make check,
+# fails on one that differs).
 format:
-	clang-format -i $(CORE_SRC) $(SHIM_SRC) $(wildcard src/*.h src/*/*.h src/*/*/*.h) include/collshim.h
+	git ls-files -z '*.c' '*.h' | xargs -0 clang-format -i
 
 clean:
 	rm -rf $(B)

@@ -20,10 +20,10 @@
 #include "select/select.h"
 
 typedef struct tally {
-    long cases, off;            /* price != critical path beyond 1e-9 */
+    long cases, off;                /* price != critical path beyond 1e-9 */
     double worst_over, worst_under; /* price / path - 1 */
-    long tuned, missed;         /* tuned cases; the tuned parameter not the path's best */
-    double worst_regret;        /* path(tuned) / path(best) - 1 */
+    long tuned, missed;             /* tuned cases; the tuned parameter not the path's best */
+    double worst_regret;            /* path(tuned) / path(best) - 1 */
 } tally;
 
 static double path_of(const cs_alg *alg, const cs_problem *prob, const cs_params *params, const cs_model *mo,
@@ -40,7 +40,7 @@ static double path_of(const cs_alg *alg, const cs_problem *prob, const cs_params
 /* The parameters a row can take here: k = 0..8, or radices 2..16. */
 static int variants(const cs_alg *alg, cs_params *out)
 {
-    static const char *const specs[] = {"k=0", "k=1", "k=2", "k=3", "k=4", "k=5", "k=6", "k=7", "k=8",
+    static const char *const specs[] = {"k=0", "k=1", "k=2", "k=3", "k=4", "k=5", "k=6",  "k=7", "k=8",
                                         "r=2", "r=3", "r=4", "r=5", "r=6", "r=8", "r=12", "r=16"};
     int n = 0;
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
@@ -74,8 +74,12 @@ int main(void)
                     for (int comm = 0; comm < 2; comm++)
                         for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
                             const cs_model *mo = &models[mi];
-                            const cs_problem prob = {.coll = CS_COLL_REDUCE, .p = p, .root = root ? p - 1 : 0,
-                                                     .count = count, .elem = 4, .bytes = 4 * count,
+                            const cs_problem prob = {.coll = CS_COLL_REDUCE,
+                                                     .p = p,
+                                                     .root = root ? p - 1 : 0,
+                                                     .count = count,
+                                                     .elem = 4,
+                                                     .bytes = 4 * count,
                                                      .flags = CS_PROB_CONTIG | (comm ? CS_PROB_COMMUTATIVE : 0u)};
                             if (cs_select_restriction(alg, &prob))
                                 continue;
@@ -86,7 +90,8 @@ int main(void)
                                     continue;
                                 if (alg->tune)
                                     alg->tune(mo, &prob, &params);
-                                const double price = alg->cost(mo, &prob, &params), path = path_of(alg, &prob, &params, mo, s);
+                                const double price = alg->cost(mo, &prob, &params),
+                                             path = path_of(alg, &prob, &params, mo, s);
                                 const double rel = price / path - 1.0;
                                 t.cases++;
                                 t.off += fabs(rel) > 1e-9;
@@ -103,8 +108,8 @@ int main(void)
                             t.missed += got > best * (1 + 1e-9);
                             t.worst_regret = fmax(t.worst_regret, got / best - 1.0);
                         }
-        printf("%-12s %8ld %8ld %+9.1f%% %+9.1f%% %8ld %8ld %+9.1f%%\n", alg->name, t.cases, t.off,
-               100 * t.worst_over, 100 * t.worst_under, t.tuned, t.missed, 100 * t.worst_regret);
+        printf("%-12s %8ld %8ld %+9.1f%% %+9.1f%% %8ld %8ld %+9.1f%%\n", alg->name, t.cases, t.off, 100 * t.worst_over,
+               100 * t.worst_under, t.tuned, t.missed, 100 * t.worst_regret);
     }
     for (int r = 0; r < 64; r++)
         cs_sched_free(&s[r]);

@@ -58,8 +58,8 @@ int collshim_window_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
  * inverse (MPI_SUM on integer types, MPI_BXOR), by prefix differences. Needs r <= count and
  * n - 1 - r <= count when p > 1 (MPI_ERR_COUNT otherwise); no MPI_IN_PLACE.
  */
-int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                 int n, int r, MPI_Comm comm);
+int collshim_window_reduce_block(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int n,
+                                 int r, MPI_Comm comm);
 
 #ifdef __cplusplus
 }

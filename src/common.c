@@ -8,8 +8,7 @@ const char *cs_coll_name(cs_coll coll)
     return (unsigned)coll < CS_COLL_COUNT ? names[coll] : "?";
 }
 
-static const char *const cs_library_names[CS_LIBRARY_COUNT] = {"auto", "mpich", "openmpi", "smpi-mpich",
-                                                               "smpi-ompi"};
+static const char *const cs_library_names[CS_LIBRARY_COUNT] = {"auto", "mpich", "openmpi", "smpi-mpich", "smpi-ompi"};
 
 const char *cs_library_name(int library)
 {

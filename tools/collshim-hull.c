@@ -106,8 +106,8 @@ static int cs_print_factor_hull(const cs_model *model, int p)
         fprintf(stderr, "%s: p = %d has too many divisors\n", cs_prog, p);
         return 1;
     }
-    printf("# p=%d alpha=%g beta=%g rho=%g: the model's hull over the factorisations of p, %d faces\n", p,
-           model->alpha, model->beta, model->rho, h.nfaces);
+    printf("# p=%d alpha=%g beta=%g rho=%g: the model's hull over the factorisations of p, %d faces\n", p, model->alpha,
+           model->beta, model->rho, h.nfaces);
     printf("# %-14s %12s %12s %14s %14s\n", "factors", "from_bytes", "to_bytes", "t_from_s", "t_to_s");
     for (int i = 0; i < h.nfaces; i++) {
         const cs_factor_face *f = &h.face[i];

@@ -13,12 +13,8 @@ static const struct {
     unsigned bit;
     long long max;
 } cs_param_keys[] = {
-    {"b", CS_PARAM_B, 1ll << 62},
-    {"k", CS_PARAM_K, 62},
-    {"rmax", CS_PARAM_RMAX, 7},
-    {"r", CS_PARAM_R, 1 << 30},
-    {"l", CS_PARAM_L, 62},
-    {"w", CS_PARAM_W, 1 << 30},
+    {"b", CS_PARAM_B, 1ll << 62}, {"k", CS_PARAM_K, 62}, {"rmax", CS_PARAM_RMAX, 7},
+    {"r", CS_PARAM_R, 1 << 30},   {"l", CS_PARAM_L, 62}, {"w", CS_PARAM_W, 1 << 30},
 };
 
 static void cs_param_set(cs_params *params, unsigned bit, long long v)
@@ -46,7 +42,8 @@ int cs_params_parse(const char *args, unsigned keys, cs_params *params)
         if (!eq)
             return -1;
         for (i = 0; i < n; i++)
-            if (strlen(cs_param_keys[i].key) == (size_t)(eq - at) && !strncmp(cs_param_keys[i].key, at, (size_t)(eq - at)))
+            if (strlen(cs_param_keys[i].key) == (size_t)(eq - at) &&
+                !strncmp(cs_param_keys[i].key, at, (size_t)(eq - at)))
                 break;
         if (i == n || !(keys & cs_param_keys[i].bit))
             return -1;

@@ -25,10 +25,10 @@ int cs_params_format_bk(const cs_params *params, char *buf, size_t size);
 int cs_params_parse_bkr(const char *args, cs_params *params);
 int cs_params_format_bkr(const cs_params *params, char *buf, size_t size);
 /* What they accept, in words, as cs_alg.syntax (the error when they reject). */
-#define CS_PARAMS_SYNTAX_BK                                                                                    \
-    "expected b=<bytes>, halve while the block is larger, and/or k=<stages>, the stages that split "            \
+#define CS_PARAMS_SYNTAX_BK                                                                                            \
+    "expected b=<bytes>, halve while the block is larger, and/or k=<stages>, the stages that split "                   \
     "(k=2 or b=4096,k=1)"
-#define CS_PARAMS_SYNTAX_BKR                                                                                   \
+#define CS_PARAMS_SYNTAX_BKR                                                                                           \
     "expected b=<bytes>, k=<stages> and/or rmax=<3, 5 or 7>, the largest odd factor run as a ring (rmax=5)"
 /* ... and the rows whose one parameter is a radix r >= 2 (bruck, knomial). */
 int cs_params_parse_radix(const char *args, cs_params *params);

@@ -34,22 +34,22 @@ extern const cs_alg cs_window_block_differences;
 
 static const cs_alg cs_native[CS_COLL_LAST] = {
     [CS_COLL_ALLTOALL] = {.name = "native", .description = "the MPI library's MPI_Alltoall", .coll = CS_COLL_ALLTOALL},
-    [CS_COLL_ALLREDUCE] = {.name = "native", .description = "the MPI library's MPI_Allreduce", .coll = CS_COLL_ALLREDUCE},
+    [CS_COLL_ALLREDUCE] = {.name = "native",
+                           .description = "the MPI library's MPI_Allreduce",
+                           .coll = CS_COLL_ALLREDUCE},
     [CS_COLL_REDUCE] = {.name = "native", .description = "the MPI library's MPI_Reduce", .coll = CS_COLL_REDUCE},
 };
 
 /* multiphase before standard: at equal cost ({1,...,1}) the hull's choice is logged. */
-static const cs_alg *const cs_alltoall_table[] = {&cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct,
-                                                  &cs_alltoall_multiphase, &cs_alltoall_standard,
-                                                  &cs_alltoall_bruck, &cs_alltoall_linear,
-                                                  &cs_alltoall_leader};
-static const cs_alg *const cs_allreduce_table[] = {&cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly,
-                                                   &cs_allreduce_elimination, &cs_allreduce_ring,
-                                                   &cs_allreduce_windowed, &cs_allreduce_linear,
-                                                   &cs_allreduce_leader, &cs_allreduce_multileader};
-static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly,
-                                                &cs_reduce_binomial, &cs_reduce_elimination, &cs_reduce_ring,
-                                                &cs_reduce_knomial, &cs_reduce_leader};
+static const cs_alg *const cs_alltoall_table[] = {
+    &cs_native[CS_COLL_ALLTOALL], &cs_alltoall_direct, &cs_alltoall_multiphase, &cs_alltoall_standard,
+    &cs_alltoall_bruck,           &cs_alltoall_linear, &cs_alltoall_leader};
+static const cs_alg *const cs_allreduce_table[] = {
+    &cs_native[CS_COLL_ALLREDUCE], &cs_allreduce_butterfly, &cs_allreduce_elimination, &cs_allreduce_ring,
+    &cs_allreduce_windowed,        &cs_allreduce_linear,    &cs_allreduce_leader,      &cs_allreduce_multileader};
+static const cs_alg *const cs_reduce_table[] = {&cs_native[CS_COLL_REDUCE], &cs_reduce_butterfly, &cs_reduce_binomial,
+                                                &cs_reduce_elimination,     &cs_reduce_ring,      &cs_reduce_knomial,
+                                                &cs_reduce_leader};
 /* The extension API: no library version; the first row runs every call. */
 static const cs_alg *const cs_window_table[] = {&cs_window_recursive, &cs_window_prefix_suffix,
                                                 &cs_window_prefix_suffix_inverse};

@@ -47,7 +47,7 @@ int cs_cfg_parse_count(const char *s, int max, int *out, char *why, size_t n);
 int cs_cfg_parse_rank(const char *s, int *out, char *why, size_t n);
 
 /* Fill *err; line 0 means the environment (file is then "environment"). */
-void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt,
-                  ...) __attribute__((format(printf, 5, 6)));
+void cs_cfg_error(cs_config_error *err, const char *file, int line, int column, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 #endif

@@ -22,8 +22,7 @@ int cs_cfg_parse_bool(const char *s, int *out, char *why, size_t n)
     static const struct {
         const char *word;
         int value;
-    } words[] = {{"true", 1}, {"false", 0}, {"yes", 1}, {"no", 0},
-                 {"on", 1},   {"off", 0},   {"1", 1},   {"0", 0}};
+    } words[] = {{"true", 1}, {"false", 0}, {"yes", 1}, {"no", 0}, {"on", 1}, {"off", 0}, {"1", 1}, {"0", 0}};
 
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if (strcasecmp(s, words[i].word) == 0) {
@@ -37,8 +36,7 @@ int cs_cfg_parse_bool(const char *s, int *out, char *why, size_t n)
 
 int cs_cfg_parse_level(const char *s, cs_log_level *out, char *why, size_t n)
 {
-    static const char *const names[] = {
-        [CS_LOG_OFF] = "off", [CS_LOG_SUMMARY] = "summary", [CS_LOG_CALLS] = "calls"};
+    static const char *const names[] = {[CS_LOG_OFF] = "off", [CS_LOG_SUMMARY] = "summary", [CS_LOG_CALLS] = "calls"};
 
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcasecmp(s, names[i]) == 0) {
@@ -104,8 +102,7 @@ int cs_cfg_parse_log_file(const char *s, char *out, char *why, size_t n)
             if (c[1] == '\0')
                 snprintf(why, n, "log file pattern ends with a lone '%%' (use %%%% for a percent)");
             else
-                snprintf(why, n,
-                         "unknown escape '%%%c' in log file pattern (valid: %%r, %%p, %%%%)", c[1]);
+                snprintf(why, n, "unknown escape '%%%c' in log file pattern (valid: %%r, %%p, %%%%)", c[1]);
             return -1;
         }
     }
@@ -146,8 +143,7 @@ static void cs_alg_names(cs_coll coll, char *buf, size_t size)
             used += (size_t)snprintf(buf + used, size - used, ", %s", table[i]->name);
 }
 
-static void cs_choice_set(cs_coll_config *cc, cs_choice choice, const cs_alg *alg,
-                          const cs_params *params)
+static void cs_choice_set(cs_coll_config *cc, cs_choice choice, const cs_alg *alg, const cs_params *params)
 {
     cs_pick_set(&cc->choice, &cc->alg, &cc->params, choice, alg, params);
 }
@@ -199,17 +195,15 @@ int cs_cfg_parse_pick(cs_coll coll, const char *spec, cs_choice *choice, const c
     }
     owner = cs_alg_owner(coll, spec, len);
     if (owner == coll) {
-        snprintf(why, n, "bad arguments for %.*s: %s", (int)len, spec,
-                 why_lookup ? why_lookup : "rejected");
+        snprintf(why, n, "bad arguments for %.*s: %s", (int)len, spec, why_lookup ? why_lookup : "rejected");
         return -1;
     }
     cs_alg_names(coll, names, sizeof names);
     if (owner != CS_COLL_LAST)
-        snprintf(why, n, "'%.*s' is for %s, not %s (known: %s)", (int)len, spec,
-                 cs_coll_name(owner), cs_coll_name(coll), names);
+        snprintf(why, n, "'%.*s' is for %s, not %s (known: %s)", (int)len, spec, cs_coll_name(owner),
+                 cs_coll_name(coll), names);
     else
-        snprintf(why, n, "unknown algorithm '%.*s' (known: %s)", len > 40 ? 40 : (int)len, spec,
-                 names);
+        snprintf(why, n, "unknown algorithm '%.*s' (known: %s)", len > 40 ? 40 : (int)len, spec, names);
     return -1;
 }
 
@@ -311,8 +305,7 @@ int cs_cfg_parse_size(const char *s, int allow_inf, size_t *out, char *why, size
     while (*end == ' ')
         end++;
     if ((shift = cs_size_shift(end)) < 0) {
-        snprintf(why, n, "unknown size suffix '%.20s' in '%.40s' (use K, M, G, T: powers of 1024)",
-                 end, s);
+        snprintf(why, n, "unknown size suffix '%.20s' in '%.40s' (use K, M, G, T: powers of 1024)", end, s);
         return -1;
     }
     if (v > (SIZE_MAX >> shift))
@@ -351,8 +344,7 @@ int cs_cfg_parse_rank(const char *s, int *out, char *why, size_t n)
         snprintf(why, n, "must be >= 0, got %.40s", s);
         return -1;
     }
-    if (!isdigit((unsigned char)*s) || cs_parse_digits(s, &v, &end) != 0 || *end != '\0' ||
-        v > INT_MAX) {
+    if (!isdigit((unsigned char)*s) || cs_parse_digits(s, &v, &end) != 0 || *end != '\0' || v > INT_MAX) {
         snprintf(why, n, "expected all, a rank or a list of ranks, got '%.40s'", s);
         return -1;
     }

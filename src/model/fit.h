@@ -29,5 +29,4 @@ int cs_fit_line(const double *x, const double *t, int n, cs_fit *out);
 /* The same with a = 0: t = b*x (a per-byte cost). n >= 1. */
 int cs_fit_slope(const double *x, const double *t, int n, cs_fit *out);
 
-
 #endif

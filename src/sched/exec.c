@@ -57,8 +57,8 @@ static int cs_exec_local(const cs_step *st, cs_exec *x)
     if (x->own_width) /* the library computes this (op, type) wrongly: our own loop */
         return cs_combine_wrapping(x->op, x->own_width, src, dst, st->len / x->type_extent);
     /* MPI addresses a buffer of this type at data - true_lb. */
-    return PMPI_Reduce_local(cs_addr(src, -x->type_lb), cs_addr(dst, -x->type_lb), (int)(st->len / x->type_extent), x->type,
-                             x->op);
+    return PMPI_Reduce_local(cs_addr(src, -x->type_lb), cs_addr(dst, -x->type_lb), (int)(st->len / x->type_extent),
+                             x->type, x->op);
 }
 
 /* Messages a step of len bytes goes as. */
@@ -80,8 +80,8 @@ static int cs_exec_post_one(int recv, char *at, size_t len, int peer, int failed
 
 /* Post the receives (recv = 1) or the sends of steps [first, end), each in
  * its pieces, at reqs[*n...]; *rc keeps the first failure. */
-static void cs_exec_post(const cs_sched *s, size_t first, size_t end, int recv, cs_exec *x, MPI_Request *reqs,
-                         int *n, int *rc)
+static void cs_exec_post(const cs_sched *s, size_t first, size_t end, int recv, cs_exec *x, MPI_Request *reqs, int *n,
+                         int *rc)
 {
     for (size_t i = first; i < end; i++) {
         const cs_step *st = &s->steps[i];

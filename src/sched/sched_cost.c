@@ -20,8 +20,14 @@ void cs_sched_stats_get(const cs_sched *s, const cs_model *model, cs_sched_stats
             if (st->kind == CS_STEP_SEND || st->kind == CS_STEP_RECV)
                 largest = st->len > largest ? st->len : largest;
             switch (st->kind) {
-            case CS_STEP_SEND: sent += st->len; sends++; break;
-            case CS_STEP_RECV: received += st->len; recvs++; break;
+            case CS_STEP_SEND:
+                sent += st->len;
+                sends++;
+                break;
+            case CS_STEP_RECV:
+                received += st->len;
+                recvs++;
+                break;
             case CS_STEP_REDUCE:
             case CS_STEP_UNREDUCE: reduced += st->len; break;
             default: copied += st->len; break;

@@ -16,24 +16,76 @@
 
 /* The predefined operators a collective may use (MPI 4.0 §6.9.2); MPI_REPLACE
  * and MPI_NO_OP are for one-sided accumulates only. */
-static const MPI_Op cs_ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_BAND, MPI_BOR, MPI_BXOR,
-                                MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MINLOC, MPI_MAXLOC};
+static const MPI_Op cs_ops[] = {MPI_SUM,  MPI_MAX,  MPI_MIN, MPI_PROD, MPI_BAND,   MPI_BOR,
+                                MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MINLOC, MPI_MAXLOC};
 enum { CS_NOPS = sizeof cs_ops / sizeof cs_ops[0], CS_OP_SUM = 0, CS_OP_PROD = 3, CS_OP_BAND = 4 };
 
 /* Every predefined datatype of MPI 4.0 (§3.2.2, §6.9.3, §19.2.5 and the
  * optional Fortran sizes), the common ones first: the lookup is a scan. A
  * library without one gives MPI_DATATYPE_NULL, which is skipped. */
-static const MPI_Datatype cs_types[] = {
-    MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_LONG, MPI_UNSIGNED, MPI_LONG_LONG, MPI_UNSIGNED_LONG, MPI_CHAR,
-    MPI_BYTE, MPI_INT64_T, MPI_INT32_T, MPI_UINT64_T, MPI_UINT32_T, MPI_SHORT, MPI_UNSIGNED_SHORT,
-    MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_UNSIGNED_LONG_LONG, MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL,
-    MPI_INT8_T, MPI_INT16_T, MPI_UINT8_T, MPI_UINT16_T, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_PACKED,
-    MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT,
-    MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_INTEGER, MPI_REAL,
-    MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL, MPI_CHARACTER, MPI_2REAL,
-    MPI_2DOUBLE_PRECISION, MPI_2INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
-    MPI_REAL4, MPI_REAL8, MPI_REAL16, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_CXX_BOOL,
-    MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX};
+static const MPI_Datatype cs_types[] = {MPI_INT,
+                                        MPI_DOUBLE,
+                                        MPI_FLOAT,
+                                        MPI_LONG,
+                                        MPI_UNSIGNED,
+                                        MPI_LONG_LONG,
+                                        MPI_UNSIGNED_LONG,
+                                        MPI_CHAR,
+                                        MPI_BYTE,
+                                        MPI_INT64_T,
+                                        MPI_INT32_T,
+                                        MPI_UINT64_T,
+                                        MPI_UINT32_T,
+                                        MPI_SHORT,
+                                        MPI_UNSIGNED_SHORT,
+                                        MPI_SIGNED_CHAR,
+                                        MPI_UNSIGNED_CHAR,
+                                        MPI_UNSIGNED_LONG_LONG,
+                                        MPI_LONG_DOUBLE,
+                                        MPI_WCHAR,
+                                        MPI_C_BOOL,
+                                        MPI_INT8_T,
+                                        MPI_INT16_T,
+                                        MPI_UINT8_T,
+                                        MPI_UINT16_T,
+                                        MPI_AINT,
+                                        MPI_OFFSET,
+                                        MPI_COUNT,
+                                        MPI_PACKED,
+                                        MPI_C_COMPLEX,
+                                        MPI_C_FLOAT_COMPLEX,
+                                        MPI_C_DOUBLE_COMPLEX,
+                                        MPI_C_LONG_DOUBLE_COMPLEX,
+                                        MPI_FLOAT_INT,
+                                        MPI_DOUBLE_INT,
+                                        MPI_LONG_INT,
+                                        MPI_2INT,
+                                        MPI_SHORT_INT,
+                                        MPI_LONG_DOUBLE_INT,
+                                        MPI_INTEGER,
+                                        MPI_REAL,
+                                        MPI_DOUBLE_PRECISION,
+                                        MPI_COMPLEX,
+                                        MPI_DOUBLE_COMPLEX,
+                                        MPI_LOGICAL,
+                                        MPI_CHARACTER,
+                                        MPI_2REAL,
+                                        MPI_2DOUBLE_PRECISION,
+                                        MPI_2INTEGER,
+                                        MPI_INTEGER1,
+                                        MPI_INTEGER2,
+                                        MPI_INTEGER4,
+                                        MPI_INTEGER8,
+                                        MPI_REAL4,
+                                        MPI_REAL8,
+                                        MPI_REAL16,
+                                        MPI_COMPLEX8,
+                                        MPI_COMPLEX16,
+                                        MPI_COMPLEX32,
+                                        MPI_CXX_BOOL,
+                                        MPI_CXX_FLOAT_COMPLEX,
+                                        MPI_CXX_DOUBLE_COMPLEX,
+                                        MPI_CXX_LONG_DOUBLE_COMPLEX};
 enum { CS_NTYPES = sizeof cs_types / sizeof cs_types[0] };
 
 /* Bit i of cs_defined[t]: cs_ops[i] is defined on cs_types[t]. Written once
@@ -65,21 +117,23 @@ static MPI_Datatype cs_char_as(void)
 static unsigned cs_ops_allowed(MPI_Datatype t)
 {
     enum { ARITH = 0x0F /* SUM MAX MIN PROD */, BITWISE = 0x70, LOGICAL = 0x380, LOC = 0xC00 };
-    static const MPI_Datatype c_int[] = {
-        MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
-        MPI_UNSIGNED_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
-        MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T};
-    static const MPI_Datatype f_int[] = {MPI_INTEGER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
-                                         MPI_AINT, MPI_OFFSET, MPI_COUNT};
+    static const MPI_Datatype c_int[] = {MPI_INT,         MPI_LONG,          MPI_SHORT,     MPI_UNSIGNED_SHORT,
+                                         MPI_UNSIGNED,    MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
+                                         MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T,    MPI_INT16_T,
+                                         MPI_INT32_T,     MPI_INT64_T,       MPI_UINT8_T,   MPI_UINT16_T,
+                                         MPI_UINT32_T,    MPI_UINT64_T};
+    static const MPI_Datatype f_int[] = {MPI_INTEGER,  MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4,
+                                         MPI_INTEGER8, MPI_AINT,     MPI_OFFSET,   MPI_COUNT};
     static const MPI_Datatype floating[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION,
-                                            MPI_REAL4, MPI_REAL8, MPI_REAL16};
-    static const MPI_Datatype complex[] = {MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                                           MPI_C_LONG_DOUBLE_COMPLEX, MPI_COMPLEX, MPI_DOUBLE_COMPLEX,
-                                           MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_CXX_FLOAT_COMPLEX,
-                                           MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX};
+                                            MPI_REAL4, MPI_REAL8,  MPI_REAL16};
+    static const MPI_Datatype complex[] = {
+        MPI_C_COMPLEX, MPI_C_FLOAT_COMPLEX,   MPI_C_DOUBLE_COMPLEX,   MPI_C_LONG_DOUBLE_COMPLEX,
+        MPI_COMPLEX,   MPI_DOUBLE_COMPLEX,    MPI_COMPLEX8,           MPI_COMPLEX16,
+        MPI_COMPLEX32, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX};
     static const MPI_Datatype logical[] = {MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL};
-    static const MPI_Datatype pairs[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
-                                         MPI_LONG_DOUBLE_INT, MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER};
+    static const MPI_Datatype pairs[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT,        MPI_LONG_INT,
+                                         MPI_2INT,      MPI_SHORT_INT,         MPI_LONG_DOUBLE_INT,
+                                         MPI_2REAL,     MPI_2DOUBLE_PRECISION, MPI_2INTEGER};
     static const struct {
         const MPI_Datatype *types;
         size_t n;

@@ -31,17 +31,30 @@ static inline int cs_calls_straight(const cs_call *c)
 static inline cs_call cs_call_alltoall(const void *sendbuf, int sendcount, cs_hword sendtype, void *recvbuf,
                                        int recvcount, cs_hword recvtype, cs_hword comm)
 {
-    return (cs_call){.coll = CS_COLL_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf, .scount = sendcount,
-                     .rcount = recvcount, .stype = (MPI_Datatype)sendtype, .rtype = (MPI_Datatype)recvtype,
-                     .op = MPI_OP_NULL, .comm = (MPI_Comm)comm};
+    return (cs_call){.coll = CS_COLL_ALLTOALL,
+                     .sendbuf = sendbuf,
+                     .recvbuf = recvbuf,
+                     .scount = sendcount,
+                     .rcount = recvcount,
+                     .stype = (MPI_Datatype)sendtype,
+                     .rtype = (MPI_Datatype)recvtype,
+                     .op = MPI_OP_NULL,
+                     .comm = (MPI_Comm)comm};
 }
 
 static inline cs_call cs_call_reduction(cs_coll coll, const void *sendbuf, void *recvbuf, int count, cs_hword datatype,
                                         cs_hword op, int root, cs_hword comm)
 {
-    return (cs_call){.coll = coll, .sendbuf = sendbuf, .recvbuf = recvbuf, .scount = count, .rcount = count,
-                     .stype = (MPI_Datatype)datatype, .rtype = (MPI_Datatype)datatype, .op = (MPI_Op)op,
-                     .root = root, .comm = (MPI_Comm)comm};
+    return (cs_call){.coll = coll,
+                     .sendbuf = sendbuf,
+                     .recvbuf = recvbuf,
+                     .scount = count,
+                     .rcount = count,
+                     .stype = (MPI_Datatype)datatype,
+                     .rtype = (MPI_Datatype)datatype,
+                     .op = (MPI_Op)op,
+                     .root = root,
+                     .comm = (MPI_Comm)comm};
 }
 
 static __attribute__((noinline)) int cs_calls_alltoall_path(const void *sendbuf, int sendcount, cs_hword sendtype,

@@ -44,9 +44,14 @@ static cs_native_memo cs_native_memo_of(const cs_call *c)
     const int ignored = cs_native_memo_send_ignored(c);
     if (!cs_args_predefined(c->rtype, c->op) || (!ignored && !cs_args_predefined(c->stype, c->op)))
         return (cs_native_memo){.valid = 0};
-    return (cs_native_memo){.valid = 1, .inplace = c->sendbuf == MPI_IN_PLACE, .rcount = c->rcount,
-                            .rtype = c->rtype, .op = c->op, .root = c->root,
-                            .scount = ignored ? 0 : c->scount, .stype = ignored ? MPI_DATATYPE_NULL : c->stype};
+    return (cs_native_memo){.valid = 1,
+                            .inplace = c->sendbuf == MPI_IN_PLACE,
+                            .rcount = c->rcount,
+                            .rtype = c->rtype,
+                            .op = c->op,
+                            .root = c->root,
+                            .scount = ignored ? 0 : c->scount,
+                            .stype = ignored ? MPI_DATATYPE_NULL : c->stype};
 }
 
 void cs_native_memo_set_quick(const cs_call *c)

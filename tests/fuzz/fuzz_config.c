@@ -324,8 +324,8 @@ static void fz_check_rules(cs_coll c, const cs_coll_config *cc)
         FZ_CHECK(r->bytes.lo <= r->bytes.hi, "%s.rules[%d]: bytes", cs_coll_name(c), i);
         FZ_CHECK(r->line >= 1, "%s.rules[%d]: line %d", cs_coll_name(c), i, r->line);
         if (r->choice == CS_CHOICE_FORCED)
-            FZ_CHECK(r->alg && fz_alg_in_table(c, r->alg), "%s.rules[%d]: algorithm not in its table",
-                     cs_coll_name(c), i);
+            FZ_CHECK(r->alg && fz_alg_in_table(c, r->alg), "%s.rules[%d]: algorithm not in its table", cs_coll_name(c),
+                     i);
         else
             FZ_CHECK((r->choice == CS_CHOICE_AUTO || r->choice == CS_CHOICE_NATIVE) && !r->alg,
                      "%s.rules[%d]: choice %d", cs_coll_name(c), i, (int)r->choice);
@@ -426,8 +426,7 @@ static int fz_config_same(const cs_config *a, const cs_config *b)
            a->log_all_ranks == b->log_all_ranks && a->nlog_ranks == b->nlog_ranks &&
            memcmp(a->log_ranks, b->log_ranks, (size_t)a->nlog_ranks * sizeof a->log_ranks[0]) == 0 &&
            a->strict == b->strict && a->reproducible == b->reproducible &&
-           fz_window_same(&a->coll[CS_COLL_WINDOW], &b->coll[CS_COLL_WINDOW]) &&
-           strcmp(a->source, b->source) == 0;
+           fz_window_same(&a->coll[CS_COLL_WINDOW], &b->coll[CS_COLL_WINDOW]) && strcmp(a->source, b->source) == 0;
 }
 
 /* ---- an error ------------------------------------------------------------------ */
@@ -666,9 +665,7 @@ static void fz_env_vs_file(int v)
         FZ_CHECK(fz_window_same(&from_env.coll[CS_COLL_WINDOW], &from_file.coll[CS_COLL_WINDOW]),
                  "%s: window method differs", value);
         break;
-    case FZ_LIBRARY:
-        FZ_CHECK(from_env.model.library == from_file.model.library, "%s: library differs", value);
-        break;
+    case FZ_LIBRARY: FZ_CHECK(from_env.model.library == from_file.model.library, "%s: library differs", value); break;
     default: {
         const cs_coll_config *x = &from_env.coll[fz_var_coll[v]], *y = &from_file.coll[fz_var_coll[v]];
         FZ_CHECK(x->choice == y->choice && x->alg == y->alg && memcmp(&x->params, &y->params, sizeof x->params) == 0,

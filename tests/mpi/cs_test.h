@@ -36,12 +36,12 @@ enum { CS_MAX_REPORTS = 8, CS_SLACK = 64, CS_SENTINEL = 0xA5 };
 
 static int cs_failures;        /* failed checks on this rank */
 static int cs_wrank, cs_wsize; /* rank and size in MPI_COMM_WORLD */
-static char cs_case[256];     /* what is being tested, for failure messages */
+static char cs_case[256];      /* what is being tested, for failure messages */
 
 #define CHECK(cond, ...) ((cond) ? (void)0 : cs_fail(__FILE__, __LINE__, #cond, __VA_ARGS__))
 
-__attribute__((format(printf, 4, 5))) CS_FN void cs_fail(const char *file, int line,
-                                                          const char *cond, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) CS_FN void cs_fail(const char *file, int line, const char *cond, const char *fmt,
+                                                         ...)
 {
     if (++cs_failures > CS_MAX_REPORTS)
         return;
@@ -50,8 +50,7 @@ __attribute__((format(printf, 4, 5))) CS_FN void cs_fail(const char *file, int l
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "FAIL rank %d/%d %s:%d: [%s] %s: %s\n", cs_wrank, cs_wsize, file, line, cs_case,
-            cond, msg);
+    fprintf(stderr, "FAIL rank %d/%d %s:%d: [%s] %s: %s\n", cs_wrank, cs_wsize, file, line, cs_case, cond, msg);
     fflush(stderr);
 }
 
@@ -175,7 +174,16 @@ CS_FN long cs_offset(const cs_buf *b, long d)
 /* ------------------------------------------------------------------ types and operators */
 
 typedef enum cs_kind {
-    CS_I8, CS_U8, CS_I16, CS_U16, CS_I32, CS_U32, CS_I64, CS_U64, CS_F32, CS_F64,
+    CS_I8,
+    CS_U8,
+    CS_I16,
+    CS_U16,
+    CS_I32,
+    CS_U32,
+    CS_I64,
+    CS_U64,
+    CS_F32,
+    CS_F64,
     CS_DI, /* MPI_DOUBLE_INT */
     CS_II, /* MPI_2INT */
     CS_MAT /* 2x2 int matrix, its four ints where the type's layout says */
@@ -205,8 +213,8 @@ typedef struct cs_type {
     const char *name;
     cs_kind kind;
     unsigned ops;
-    int big;        /* also run at the large counts */
-    int off[4];     /* CS_MAT: byte offsets of the four ints from an element's origin */
+    int big;    /* also run at the large counts */
+    int off[4]; /* CS_MAT: byte offsets of the four ints from an element's origin */
     MPI_Aint extent;
 } cs_type;
 
@@ -358,12 +366,10 @@ CS_FN void cs_test_types_init(void)
         unsigned cls;
         int big;
     } predef[] = {
-        {MPI_SUM, "SUM", CS_ARITH, 1},      {MPI_PROD, "PROD", CS_ARITH, 0},
-        {MPI_MIN, "MIN", CS_ORDER, 0},      {MPI_MAX, "MAX", CS_ORDER, 0},
-        {MPI_LAND, "LAND", CS_LOGIC, 0},    {MPI_LOR, "LOR", CS_LOGIC, 0},
-        {MPI_LXOR, "LXOR", CS_LOGIC, 0},    {MPI_BAND, "BAND", CS_BIT, 0},
-        {MPI_BOR, "BOR", CS_BIT, 0},        {MPI_BXOR, "BXOR", CS_BIT, 1},
-        {MPI_MINLOC, "MINLOC", CS_LOC, 0},  {MPI_MAXLOC, "MAXLOC", CS_LOC, 1},
+        {MPI_SUM, "SUM", CS_ARITH, 1},   {MPI_PROD, "PROD", CS_ARITH, 0},   {MPI_MIN, "MIN", CS_ORDER, 0},
+        {MPI_MAX, "MAX", CS_ORDER, 0},   {MPI_LAND, "LAND", CS_LOGIC, 0},   {MPI_LOR, "LOR", CS_LOGIC, 0},
+        {MPI_LXOR, "LXOR", CS_LOGIC, 0}, {MPI_BAND, "BAND", CS_BIT, 0},     {MPI_BOR, "BOR", CS_BIT, 0},
+        {MPI_BXOR, "BXOR", CS_BIT, 1},   {MPI_MINLOC, "MINLOC", CS_LOC, 0}, {MPI_MAXLOC, "MAXLOC", CS_LOC, 1},
     };
     for (size_t i = 0; i < sizeof predef / sizeof predef[0]; i++)
         cs_ops[cs_nops++] = (cs_op){predef[i].op, predef[i].name, predef[i].cls, predef[i].big};
@@ -375,8 +381,8 @@ CS_FN void cs_test_types_init(void)
 
     for (int i = 0; i < cs_ntypes; i++)
         if (cs_types[i].kind != CS_MAT && (size_t)cs_types[i].extent != cs_kind_size(cs_types[i].kind))
-            CHECK(0, "extent of %s is %ld, expected %zu", cs_types[i].name,
-                  (long)cs_types[i].extent, cs_kind_size(cs_types[i].kind));
+            CHECK(0, "extent of %s is %ld, expected %zu", cs_types[i].name, (long)cs_types[i].extent,
+                  cs_kind_size(cs_types[i].kind));
 }
 
 CS_FN void cs_test_types_free(void)
@@ -410,10 +416,22 @@ CS_FN void cs_set_elem(const cs_type *t, unsigned char *e, uint64_t h, unsigned 
     else if (cls == CS_LOGIC)
         v = h % 8 == 0 ? 0 : h >> 3;
     switch (t->kind) {
-    case CS_I8: case CS_U8: *e = (uint8_t)v; break;
-    case CS_I16: case CS_U16: { uint16_t x = (uint16_t)v; memcpy(e, &x, 2); break; }
-    case CS_I32: case CS_U32: { uint32_t x = (uint32_t)v; memcpy(e, &x, 4); break; }
-    case CS_I64: case CS_U64: memcpy(e, &v, 8); break;
+    case CS_I8:
+    case CS_U8: *e = (uint8_t)v; break;
+    case CS_I16:
+    case CS_U16: {
+        uint16_t x = (uint16_t)v;
+        memcpy(e, &x, 2);
+        break;
+    }
+    case CS_I32:
+    case CS_U32: {
+        uint32_t x = (uint32_t)v;
+        memcpy(e, &x, 4);
+        break;
+    }
+    case CS_I64:
+    case CS_U64: memcpy(e, &v, 8); break;
     case CS_F32: {
         float x = (float)cs_float_value(op == MPI_PROD ? h | 1 : h & ~1ull, cls);
         memcpy(e, &x, 4);
@@ -431,7 +449,11 @@ CS_FN void cs_set_elem(const cs_type *t, unsigned char *e, uint64_t h, unsigned 
         memcpy(e + offsetof(cs_di, i), &i, sizeof i);
         break;
     }
-    case CS_II: { cs_ii x = {(int)(h % 8), (int)((h >> 8) % 1000)}; memcpy(e, &x, sizeof x); break; }
+    case CS_II: {
+        cs_ii x = {(int)(h % 8), (int)((h >> 8) % 1000)};
+        memcpy(e, &x, sizeof x);
+        break;
+    }
     case CS_MAT:
         for (int k = 0; k < 4; k++) {
             int32_t x = (int32_t)(cs_mix(h + (uint64_t)k) & 0x7fffffffu);
@@ -446,8 +468,7 @@ CS_FN uint64_t cs_elem_hash(int rank, size_t i, uint64_t salt)
     return cs_hash((uint64_t)rank, i, salt);
 }
 
-CS_FN void cs_fill(const cs_type *t, MPI_Op op, unsigned cls, void *origin, size_t count, int rank,
-                    uint64_t salt)
+CS_FN void cs_fill(const cs_type *t, MPI_Op op, unsigned cls, void *origin, size_t count, int rank, uint64_t salt)
 {
     for (size_t i = 0; i < count; i++)
         cs_set_elem(t, (unsigned char *)origin + i * t->extent, cs_elem_hash(rank, i, salt), cls, op);
@@ -460,8 +481,8 @@ CS_FN void cs_fill(const cs_type *t, MPI_Op op, unsigned cls, void *origin, size
  * buffers, sentinels included (MPI_DOUBLE_INT: its two fields, then the sentinels). Float sums:
  * within tol[i] per element, and the sentinels exactly. Returns the number of differences.
  */
-CS_FN size_t cs_compare(const cs_type *t, const cs_buf *got, const cs_buf *want, size_t count,
-                         const double *tol, const char *what)
+CS_FN size_t cs_compare(const cs_type *t, const cs_buf *got, const cs_buf *want, size_t count, const double *tol,
+                        const char *what)
 {
     size_t bad = 0, first = 0;
     if (t->kind == CS_DI || tol != NULL) {
@@ -553,8 +574,7 @@ CS_FN double *cs_sum_tolerance(const cs_red *c, int p, uint64_t salt)
  */
 CS_FN int cs_mpich_bug_6540(const cs_red *c)
 {
-    return c->root > 0 && c->inplace && c->count * (size_t)c->type->extent > 2048 &&
-           !cs_shim_loaded();
+    return c->root > 0 && c->inplace && c->count * (size_t)c->type->extent > 2048 && !cs_shim_loaded();
 }
 
 /*
@@ -576,8 +596,8 @@ CS_FN void cs_check_reduction(const cs_red *c)
     int n = (int)c->count;
     uint64_t salt = cs_red_salt(c);
     char what[200];
-    snprintf(what, sizeof what, "%s %s %s count=%d%s%s", all ? "allreduce" : "reduce", t->name,
-             c->op->name, n, c->inplace ? " in place" : "", all ? "" : " root");
+    snprintf(what, sizeof what, "%s %s %s count=%d%s%s", all ? "allreduce" : "reduce", t->name, c->op->name, n,
+             c->inplace ? " in place" : "", all ? "" : " root");
     if (!all)
         snprintf(what + strlen(what), sizeof what - strlen(what), "=%d", c->root);
     cs_set_case("%s p=%d", what, p);
@@ -590,12 +610,10 @@ CS_FN void cs_check_reduction(const cs_red *c)
     int rc;
     if (all) {
         PMPI_Allreduce(send.origin, ref_p, n, t->type, c->op->op, c->comm);
-        rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : send.origin, out_p, n, t->type, c->op->op,
-                           c->comm);
+        rc = MPI_Allreduce(inplace ? MPI_IN_PLACE : send.origin, out_p, n, t->type, c->op->op, c->comm);
     } else {
         PMPI_Reduce(send.origin, ref_p, n, t->type, c->op->op, c->root, c->comm);
-        rc = MPI_Reduce(inplace ? MPI_IN_PLACE : send.origin, out_p, n, t->type, c->op->op,
-                        c->root, c->comm);
+        rc = MPI_Reduce(inplace ? MPI_IN_PLACE : send.origin, out_p, n, t->type, c->op->op, c->root, c->comm);
     }
     CHECK(rc == MPI_SUCCESS, "%s returned %d", what, rc);
     if (!inplace)
@@ -658,8 +676,7 @@ CS_FN int cs_pair_in_cover(int ti, int oi)
  * reduce to root. `filter`, if not NULL, keeps a subset of the pairs (smaller runs); so does
  * CS_TEST_SPARSE (cs_pair_in_cover).
  */
-CS_FN void cs_check_reductions(MPI_Comm comm, int root,
-                                int (*filter)(const cs_type *, const cs_op *))
+CS_FN void cs_check_reductions(MPI_Comm comm, int root, int (*filter)(const cs_type *, const cs_op *))
 {
     int p;
     PMPI_Comm_size(comm, &p);
@@ -687,8 +704,8 @@ CS_FN void cs_check_reductions(MPI_Comm comm, int root,
  * inplace: MPI_IN_PLACE as sendbuf, with sendcount -1 and MPI_DATATYPE_NULL: the standard says
  * they are ignored, as a conformance suite passes them.
  */
-CS_FN void cs_check_alltoall(MPI_Comm comm, MPI_Datatype st, int scount, MPI_Datatype rt, int rcount,
-                              int inplace, const char *desc)
+CS_FN void cs_check_alltoall(MPI_Comm comm, MPI_Datatype st, int scount, MPI_Datatype rt, int rcount, int inplace,
+                             const char *desc)
 {
     int rank, p, ssize, rsize;
     PMPI_Comm_rank(comm, &rank);
@@ -737,8 +754,7 @@ CS_FN void cs_check_alltoall(MPI_Comm comm, MPI_Datatype st, int scount, MPI_Dat
     size_t bad = 0;
     for (int s = 0; s < p && bad == 0; s++)
         for (size_t k = 0; k < block; k++)
-            if (stream[(size_t)s * block + k] !=
-                (unsigned char)cs_hash((uint64_t)s, (uint64_t)rank, k)) {
+            if (stream[(size_t)s * block + k] != (unsigned char)cs_hash((uint64_t)s, (uint64_t)rank, k)) {
                 CHECK(0, "%s: byte %zu of the block from rank %d is wrong", what, k, s);
                 bad++;
                 break;

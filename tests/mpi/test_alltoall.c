@@ -54,8 +54,8 @@ int main(int argc, char **argv)
                 continue;
             snprintf(desc, sizeof desc, "%s block=%d", pairs[i].name, n);
             for (int inplace = 0; inplace < 2; inplace++)
-                cs_check_alltoall(MPI_COMM_WORLD, pairs[i].st, n * pairs[i].sunits, pairs[i].rt,
-                                  n * pairs[i].runits, inplace, desc);
+                cs_check_alltoall(MPI_COMM_WORLD, pairs[i].st, n * pairs[i].sunits, pairs[i].rt, n * pairs[i].runits,
+                                  inplace, desc);
         }
     }
     MPI_Datatype mine[] = {int2, vec2, vec2r, shifted};

@@ -56,8 +56,8 @@ static void check_alltoall_ignored(MPI_Comm comm)
         int rc = MPI_Alltoall(MPI_IN_PLACE, 1000000, MPI_LONG_DOUBLE, out, n, MPI_INT, comm);
         CHECK(rc == MPI_SUCCESS, "returned %d", rc);
         for (int i = 0; i < n * p; i++)
-            CHECK(out[i] == ref[i] && out[i] == 1000 * (i / n) + rank * n + i % n, "element %d: %d, PMPI %d",
-                  i, out[i], ref[i]);
+            CHECK(out[i] == ref[i] && out[i] == 1000 * (i / n) + rank * n + i % n, "element %d: %d, PMPI %d", i, out[i],
+                  ref[i]);
         free(out);
         free(ref);
     }
@@ -97,16 +97,15 @@ static void check_reduce_recvbuf_untouched(MPI_Comm comm)
             memset(tiny, CS_SENTINEL, sizeof tiny);
             for (int i = 0; i < n; i++)
                 in[i] = rank * 3 + i;
-            int rc = MPI_Reduce(in, rank == root ? (void *)out : (void *)(tiny + CS_SLACK), n, MPI_INT, MPI_SUM,
-                                root, comm);
+            int rc =
+                MPI_Reduce(in, rank == root ? (void *)out : (void *)(tiny + CS_SLACK), n, MPI_INT, MPI_SUM, root, comm);
             CHECK(rc == MPI_SUCCESS, "returned %d", rc);
             if (rank == root)
                 for (int i = 0; i < n; i++)
                     CHECK(out[i] == 3 * p * (p - 1) / 2 + p * i, "element %d: %d", i, out[i]);
             else
                 for (size_t i = 0; i < sizeof tiny; i++)
-                    CHECK(tiny[i] == CS_SENTINEL, "byte %ld of the receive buffer was written",
-                          (long)i - CS_SLACK);
+                    CHECK(tiny[i] == CS_SENTINEL, "byte %ld of the receive buffer was written", (long)i - CS_SLACK);
             free(in);
             free(out);
         }
@@ -142,8 +141,7 @@ static void check_bottom(MPI_Comm comm)
     int rc = MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, at_v, sum, comm);
     CHECK(rc == MPI_SUCCESS, "returned %d", rc);
     for (int i = 0; i < N; i++)
-        CHECK(v[i] == ref[i] && v[i] == p * (p - 1) / 2 + 10 * i * p, "element %d: %d, PMPI %d", i, v[i],
-              ref[i]);
+        CHECK(v[i] == ref[i] && v[i] == p * (p - 1) / 2 + 10 * i * p, "element %d: %d, PMPI %d", i, v[i], ref[i]);
 
     /* alltoall into MPI_BOTTOM: block j of the receive buffer at &got[j * N]. */
     int *send = malloc(sizeof(int) * (size_t)(N * p)), *got = malloc(sizeof(int) * (size_t)(N * p));
@@ -213,8 +211,8 @@ static void check_erroneous(MPI_Comm parent)
         {"alltoall, receive buffer NULL", 0, a, NULL, 2, 2, MPI_INT, MPI_INT, MPI_OP_NULL},
         {"alltoall, send buffer NULL", 0, NULL, b, 2, 2, MPI_INT, MPI_INT, MPI_OP_NULL},
         {"alltoall, receive type MPI_DATATYPE_NULL", 0, a, b, 2, 2, MPI_INT, MPI_DATATYPE_NULL, MPI_OP_NULL},
-        {"alltoall in place, receive type MPI_DATATYPE_NULL", 0, MPI_IN_PLACE, b, 2, 2, MPI_INT,
-         MPI_DATATYPE_NULL, MPI_OP_NULL},
+        {"alltoall in place, receive type MPI_DATATYPE_NULL", 0, MPI_IN_PLACE, b, 2, 2, MPI_INT, MPI_DATATYPE_NULL,
+         MPI_OP_NULL},
         {"allreduce, send buffer = receive buffer", 1, a, a, 3, 3, MPI_INT, MPI_INT, MPI_SUM},
         {"allreduce, receive buffer NULL", 1, a, NULL, 3, 3, MPI_INT, MPI_INT, MPI_SUM},
         {"allreduce in place, receive buffer NULL", 1, MPI_IN_PLACE, NULL, 3, 3, MPI_INT, MPI_INT, MPI_SUM},
@@ -225,8 +223,8 @@ static void check_erroneous(MPI_Comm parent)
         {"allreduce MPI_REPLACE", 1, a, b, 3, 3, MPI_INT, MPI_INT, MPI_REPLACE},
         {"allreduce MPI_NO_OP", 1, a, b, 3, 3, MPI_INT, MPI_INT, MPI_NO_OP},
         {"allreduce MPI_OP_NULL", 1, a, b, 3, 3, MPI_INT, MPI_INT, MPI_OP_NULL},
-        {"allreduce in place, MPI_DATATYPE_NULL", 1, MPI_IN_PLACE, b, 3, 3, MPI_DATATYPE_NULL,
-         MPI_DATATYPE_NULL, MPI_SUM},
+        {"allreduce in place, MPI_DATATYPE_NULL", 1, MPI_IN_PLACE, b, 3, 3, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL,
+         MPI_SUM},
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
 #if defined(OPEN_MPI)

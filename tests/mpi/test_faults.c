@@ -51,16 +51,11 @@ static int run_case(const coll_case *c, MPI_Comm comm, int *in, int *out)
     int p;
     PMPI_Comm_size(comm, &p);
     switch (c->coll) {
-    case 0:
-        return MPI_Allreduce(in, out, c->count, MPI_INT, MPI_SUM, comm);
-    case 1:
-        return MPI_Reduce(in, out, c->count, MPI_INT, MPI_SUM, c->root < 0 ? p - 1 : c->root, comm);
-    case 2:
-        return MPI_Alltoall(in, c->count, MPI_INT, out, c->count, MPI_INT, comm);
-    case 3:
-        return win_reduce(in, out, c->count, MPI_INT, MPI_SUM, p < 3 ? p : 3, p < 3 ? 0 : 1, comm);
-    default:
-        return win_block(in, out, c->count, MPI_INT, MPI_SUM, 3, 1, comm);
+    case 0: return MPI_Allreduce(in, out, c->count, MPI_INT, MPI_SUM, comm);
+    case 1: return MPI_Reduce(in, out, c->count, MPI_INT, MPI_SUM, c->root < 0 ? p - 1 : c->root, comm);
+    case 2: return MPI_Alltoall(in, c->count, MPI_INT, out, c->count, MPI_INT, comm);
+    case 3: return win_reduce(in, out, c->count, MPI_INT, MPI_SUM, p < 3 ? p : 3, p < 3 ? 0 : 1, comm);
+    default: return win_block(in, out, c->count, MPI_INT, MPI_SUM, 3, 1, comm);
     }
 }
 
@@ -100,8 +95,7 @@ static int trial(const coll_case *c, const char *kind, long k, int who, MPI_Comm
 
     CHECK(handler_calls == (rc != MPI_SUCCESS), "the error handler ran %d times for rc %d", handler_calls, rc);
     if (fired && who >= 0)
-        CHECK(cls == injected_class, "the failing rank returned class %d, not the injected %d", cls,
-              injected_class);
+        CHECK(cls == injected_class, "the failing rank returned class %d, not the injected %d", cls, injected_class);
     else if (fired)
         CHECK(rc != MPI_SUCCESS, "a fault fired and the call returned success");
     else
@@ -118,10 +112,14 @@ static void run_faults(MPI_Comm comm)
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     static const coll_case cases[] = {
-        {"allreduce count=1", 0, 1, 0},    {"allreduce count=1000", 0, 1000, 0},
-        {"allreduce count=4099", 0, 4099, 0}, {"reduce count=7 root=0", 1, 7, 0},
-        {"reduce count=1000 root=p-1", 1, 1000, -1}, {"alltoall block=1", 2, 1, 0},
-        {"alltoall block=100", 2, 100, 0}, {"window_reduce count=5", 3, 5, 0},
+        {"allreduce count=1", 0, 1, 0},
+        {"allreduce count=1000", 0, 1000, 0},
+        {"allreduce count=4099", 0, 4099, 0},
+        {"reduce count=7 root=0", 1, 7, 0},
+        {"reduce count=1000 root=p-1", 1, 1000, -1},
+        {"alltoall block=1", 2, 1, 0},
+        {"alltoall block=100", 2, 100, 0},
+        {"window_reduce count=5", 3, 5, 0},
         {"window_reduce_block count=6", 4, 6, 0},
     };
     static const char *const kinds[] = {"isend", "irecv", "waitall", "pending", "reduce"};
@@ -151,8 +149,7 @@ int main(int argc, char **argv)
     fault_fired = (fired_fn)dlsym(RTLD_DEFAULT, "cs_fault_fired");
     win_reduce = (window_fn)dlsym(RTLD_DEFAULT, "collshim_window_reduce");
     win_block = (window_fn)dlsym(RTLD_DEFAULT, "collshim_window_reduce_block");
-    CHECK(fault_arm && fault_fired && win_reduce && win_block,
-          "libcs_fault.so and libcollshim.so must be preloaded");
+    CHECK(fault_arm && fault_fired && win_reduce && win_block, "libcs_fault.so and libcollshim.so must be preloaded");
     if (!(fault_arm && fault_fired && win_reduce && win_block))
         return cs_test_finish("test_faults");
     MPI_Add_error_class(&injected_class);

@@ -1,7 +1,7 @@
 /*
  * test_log_lines: a known number of intercepted calls on every rank (allreduce, reduce and
- * alltoall, each checked against its known result), for the log's own checks (scripts/collshim-test-mpi): every line of every log file is a JSON
- * object, and the records number ranks x calls. Rank 0 prints "calls per rank: N".
+ * alltoall, each checked against its known result), for the log's own checks (scripts/collshim-test-mpi): every line of
+ * every log file is a JSON object, and the records number ranks x calls. Rank 0 prints "calls per rank: N".
  */
 #include "cs_test.h"
 

@@ -2,10 +2,10 @@
  * test_multiphase: MPI_Alltoall against PMPI_Alltoall on MPI_COMM_WORLD, for the
  * multiphase exchange the environment forces (COLLSHIM_ALLTOALL=multiphase:<parts>,
  * multiphase:<factors> such as 2x3x4, standard, multiphase; scripts/collshim-test-mpi
- * checks from the log that it ran, or that the log says why it did not). Blocks of 0 1 3 8 1000 65536 bytes of MPI_BYTE,
- * MPI_INT, MPI_DOUBLE, a contiguous pair (sent as INT x2), a vector with gaps (packed by
- * the shim), in place and not; and a duplicate of MPI_COMM_WORLD split in halves, so that
- * a communicator of p/2 ranks runs the same partition or factors or declines them.
+ * checks from the log that it ran, or that the log says why it did not). Blocks of 0 1 3 8 1000 65536 bytes of
+ * MPI_BYTE, MPI_INT, MPI_DOUBLE, a contiguous pair (sent as INT x2), a vector with gaps (packed by the shim), in place
+ * and not; and a duplicate of MPI_COMM_WORLD split in halves, so that a communicator of p/2 ranks runs the same
+ * partition or factors or declines them.
  */
 #include "cs_test.h"
 

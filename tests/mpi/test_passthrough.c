@@ -70,8 +70,8 @@ int main(int argc, char **argv)
     int right = (r + 1) % p, left = (r + p - 1) % p, got = -1;
     MPI_Status st;
     MPI_Sendrecv(&r, 1, MPI_INT, right, 3, &got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
-    CHECK(got == left && st.MPI_SOURCE == left && st.MPI_TAG == 3, "got %d from %d tag %d", got,
-          st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(got == left && st.MPI_SOURCE == left && st.MPI_TAG == 3, "got %d from %d tag %d", got, st.MPI_SOURCE,
+          st.MPI_TAG);
 
     cs_set_case("MPI_Comm_split, MPI_Barrier");
     MPI_Comm half;

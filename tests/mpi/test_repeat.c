@@ -26,7 +26,7 @@ static posted_fn fault_posted;
 
 enum { SMALL = 1, LARGE = 64 };
 enum { LIBRARY = 0, OURS = 1, OURS_AT_2 = 2, EITHER = 3 }; /* OURS_AT_2: allreduce's small vectors, rules */
-static int range_mode; /* CS_TEST_REPEAT_RANGE: a native range, not rules */
+static int range_mode;                                     /* CS_TEST_REPEAT_RANGE: a native range, not rules */
 
 /* Did collshim post point-to-point messages since *mark (and move the mark)? */
 static int ours_ran(long *mark)
@@ -69,8 +69,7 @@ static void write_config(char *path, size_t size)
      * (butterfly on powers of two, elimination on the others). */
     fputs("allreduce:\n  rules: [{p: [3, inf], bytes: [0, 8], algorithm: native}", f);
     for (int p = 2; p <= 32; p++)
-        fprintf(f, ",\n    {p: [%d, %d], algorithm: %s}", p, p,
-                (p & (p - 1)) == 0 ? "butterfly" : "elimination");
+        fprintf(f, ",\n    {p: [%d, %d], algorithm: %s}", p, p, (p & (p - 1)) == 0 ? "butterfly" : "elimination");
     fputs("]\n"
           "reduce:\n  rules: [{p: [2, inf], bytes: [0, 8], algorithm: native},\n"
           "          {p: [2, inf], bytes: [9, inf], algorithm: binomial}]\n"
@@ -82,8 +81,8 @@ static void write_config(char *path, size_t size)
 
 /* MPI_Allreduce of count elements of type (count ints' worth: type is MPI_INT or a contiguous
  * run of ints) with op, in place or not; checks the result, and whether ours ran. */
-static void allreduce_case(MPI_Comm comm, int count, MPI_Datatype type, int ints, MPI_Op op, int first,
-                           int inplace, int expect_ours, long *mark)
+static void allreduce_case(MPI_Comm comm, int count, MPI_Datatype type, int ints, MPI_Op op, int first, int inplace,
+                           int expect_ours, long *mark)
 {
     int r, p;
     MPI_Comm_rank(comm, &r);
@@ -180,7 +179,7 @@ int main(int argc, char **argv)
         allreduce_case(comm, SMALL, MPI_INT, 1, MPI_SUM, 0, 1, small_vec, &mark);
         allreduce_case(comm, LARGE, MPI_INT, 1, MPI_SUM, 0, round & 1, larger, &mark);
         allreduce_case(comm, 2, MPI_INT, 1, MPI_SUM, 0, 0, small_vec, &mark); /* 8 bytes */
-        allreduce_case(comm, 3, MPI_INT, 1, MPI_SUM, 0, 0, larger, &mark); /* 12 bytes */
+        allreduce_case(comm, 3, MPI_INT, 1, MPI_SUM, 0, 0, larger, &mark);    /* 12 bytes */
     }
 
     cs_set_case("MPI_Allreduce: a user operator freed, its handle reused by a non-commutative one");

@@ -129,8 +129,8 @@ static void test_user_traffic(MPI_Comm comm)
     cs_set_case("user point-to-point traffic around collectives");
     MPI_Wait(&wild, &st);
     MPI_Get_count(&st, MPI_INT, &n);
-    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 0 && n == LEN,
-          "wildcard receive got source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, n);
+    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 0 && n == LEN, "wildcard receive got source %d tag %d count %d",
+          st.MPI_SOURCE, st.MPI_TAG, n);
     for (int k = 0; k < LEN; k++)
         CHECK(any[k] == 1000 * left + k, "wildcard message word %d is %d", k, any[k]);
     for (int t = 1; t < NEARLY; t++) {
@@ -157,8 +157,7 @@ static void test_wildcard_pending(MPI_Comm comm)
     check_all_collectives(comm, ALL_PAIRS | (p == 1 ? NO_ALLTOALL : 0));
     cs_set_case("wildcard receive pending across collectives");
     MPI_Test(&wild, &flag, &st);
-    CHECK(!flag, "the wildcard receive completed during collectives: source %d tag %d",
-          st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(!flag, "the wildcard receive completed during collectives: source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
     PMPI_Barrier(comm); /* every rank tested before anyone sends */
     int v = 4242 + rank;
     MPI_Request send;
@@ -166,8 +165,7 @@ static void test_wildcard_pending(MPI_Comm comm)
     if (!flag)
         MPI_Wait(&wild, &st);
     MPI_Wait(&send, MPI_STATUS_IGNORE);
-    CHECK(st.MPI_SOURCE == (rank + p - 1) % p && st.MPI_TAG == 5 &&
-              buf[0] == 4242 + (rank + p - 1) % p,
+    CHECK(st.MPI_SOURCE == (rank + p - 1) % p && st.MPI_TAG == 5 && buf[0] == 4242 + (rank + p - 1) % p,
           "got source %d tag %d value %d", st.MPI_SOURCE, st.MPI_TAG, buf[0]);
 }
 
@@ -197,8 +195,7 @@ static void test_intercomm(void)
         int want = 0;
         for (int r = 0; r < remote; r++)
             want += 10 * (remote_base + r) + i;
-        CHECK(out[i] == want && ref[i] == want, "element %d: %d (PMPI %d), want %d", i, out[i],
-              ref[i], want);
+        CHECK(out[i] == want && ref[i] == want, "element %d: %d (PMPI %d), want %d", i, out[i], ref[i], want);
     }
 
     /* Reduce: the lower group's rank 0 is the root; the upper group sends. */
@@ -243,8 +240,7 @@ static void expect_error(int rc, int want_class, const char *what)
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &cls);
     CHECK(rc != MPI_SUCCESS, "%s: returned MPI_SUCCESS", what);
-    CHECK(want_class == 0 || cls == want_class, "%s: error class %d, want %d", what, cls,
-          want_class);
+    CHECK(want_class == 0 || cls == want_class, "%s: error class %d, want %d", what, cls, want_class);
     CHECK(handler_calls == 1, "%s: error handler called %d times", what, handler_calls);
     handler_calls = 0;
 }
@@ -262,22 +258,16 @@ static void test_errors(void)
     cs_set_case("errors");
     check_all_collectives(comm, 0); /* the shim knows this communicator */
     cs_set_case("errors");
-    expect_error(MPI_Allreduce(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, comm), 0,
-                 "MPI_Allreduce with MPI_DATATYPE_NULL");
-    expect_error(MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, comm), MPI_ERR_OP,
-                 "MPI_Allreduce with MPI_OP_NULL");
-    expect_error(MPI_Reduce(a, b, 1, MPI_INT, MPI_SUM, cs_wsize, comm), MPI_ERR_ROOT,
-                 "MPI_Reduce with root p");
-    expect_error(MPI_Alltoall(big, -1, MPI_INT, bigr, -1, MPI_INT, comm), MPI_ERR_COUNT,
-                 "MPI_Alltoall with count -1");
+    expect_error(MPI_Allreduce(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, comm), 0, "MPI_Allreduce with MPI_DATATYPE_NULL");
+    expect_error(MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, comm), MPI_ERR_OP, "MPI_Allreduce with MPI_OP_NULL");
+    expect_error(MPI_Reduce(a, b, 1, MPI_INT, MPI_SUM, cs_wsize, comm), MPI_ERR_ROOT, "MPI_Reduce with root p");
+    expect_error(MPI_Alltoall(big, -1, MPI_INT, bigr, -1, MPI_INT, comm), MPI_ERR_COUNT, "MPI_Alltoall with count -1");
     expect_error(MPI_Alltoall(big, 1, MPI_DATATYPE_NULL, bigr, 1, MPI_INT, comm), MPI_ERR_TYPE,
                  "MPI_Alltoall with MPI_DATATYPE_NULL");
     /* MPICH 4.0.2 itself crashes on these (an assertion in its pack code): with the shim only. */
     if (cs_shim_loaded()) {
-        expect_error(MPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, comm), MPI_ERR_COUNT,
-                     "MPI_Allreduce with count -1");
-        expect_error(MPI_Reduce(a, b, -1, MPI_INT, MPI_SUM, 0, comm), MPI_ERR_COUNT,
-                     "MPI_Reduce with count -1");
+        expect_error(MPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, comm), MPI_ERR_COUNT, "MPI_Allreduce with count -1");
+        expect_error(MPI_Reduce(a, b, -1, MPI_INT, MPI_SUM, 0, comm), MPI_ERR_COUNT, "MPI_Reduce with count -1");
     }
     /* The program goes on, on the same communicator. */
     check_all_collectives(comm, 0);

@@ -50,7 +50,11 @@ static MPI_Op win_mpi_op(MPI_Op op)
 
 static const char *win_op_name(MPI_Op op)
 {
-    return op == win_compose ? "compose" : op == win_sum64 ? "sum64" : op == MPI_MAX ? "max" : op == MPI_BXOR ? "bxor" : "sum";
+    return op == win_compose ? "compose"
+           : op == win_sum64 ? "sum64"
+           : op == MPI_MAX   ? "max"
+           : op == MPI_BXOR  ? "bxor"
+                             : "sum";
 }
 
 static void win_combine(MPI_Op op, const uint32_t *left, uint32_t *right, int count)
@@ -198,7 +202,8 @@ static void win_check_errors(void)
     cs_set_case("bad arguments under MPI_ERRORS_RETURN");
     CHECK(cls == MPI_ERR_ARG, "error class %d", cls);
     /* and the communicator still works */
-    CHECK(win_reduce(&v, &out, 1, MPI_INT, MPI_SUM, p, p - 1, comm) == MPI_SUCCESS && out == (cs_wrank == p - 1 ? p : cs_wrank + 1),
+    CHECK(win_reduce(&v, &out, 1, MPI_INT, MPI_SUM, p, p - 1, comm) == MPI_SUCCESS &&
+              out == (cs_wrank == p - 1 ? p : cs_wrank + 1),
           "n = p, r = p - 1 after the errors: %d", out);
     PMPI_Errhandler_free(&eh);
     PMPI_Comm_free(&comm);

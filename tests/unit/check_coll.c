@@ -34,8 +34,9 @@ enum { NMODELS = sizeof(coll_models) / sizeof(coll_models[0]) };
 
 /* Parameters as a configuration may force them; a row whose parse rejects one
  * is not run with it. */
-static const char *const coll_specs[] = {"b=0", "b=64", "b=4096", "b=1152921504606846976", "k=0", "k=1", "k=2",
-                                         "r=2", "r=3", "r=5", "l=1", "l=2", "l=3", "w=1", "w=3", "w=32"};
+static const char *const coll_specs[] = {
+    "b=0", "b=64", "b=4096", "b=1152921504606846976", "k=0", "k=1", "k=2", "r=2", "r=3", "r=5", "l=1", "l=2", "l=3",
+    "w=1", "w=3",  "w=32"};
 enum { NSPECS = sizeof(coll_specs) / sizeof(coll_specs[0]) };
 
 /* ------------------------------------------------------------- helpers */
@@ -43,7 +44,11 @@ enum { NSPECS = sizeof(coll_specs) / sizeof(coll_specs[0]) };
 /* The restrictions that depend on p alone, as select checks them. */
 static bool coll_p_allowed(const cs_alg *alg, int p)
 {
-    const cs_problem prob = {.coll = alg->coll, .p = p, .count = 1, .elem = 1, .bytes = 1,
+    const cs_problem prob = {.coll = alg->coll,
+                             .p = p,
+                             .count = 1,
+                             .elem = 1,
+                             .bytes = 1,
                              .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE | CS_PROB_EXACT};
     return cs_alg_restriction(alg, &prob) == NULL;
 }
@@ -70,8 +75,17 @@ static size_t coll_nominal_unit(int p)
 static int coll_counts(int p, unsigned requires, size_t *out)
 {
     const size_t unit = coll_nominal_unit(p), small_p = p <= 16;
-    const size_t all[] = {1,  2,    3, 5, (size_t)p - 1, (size_t)p, (size_t)p + 1, 2 * (size_t)p + 3,
-                          64, 1000, unit <= COLL_MAX_NOMINAL ? unit : 1};
+    const size_t all[] = {1,
+                          2,
+                          3,
+                          5,
+                          (size_t)p - 1,
+                          (size_t)p,
+                          (size_t)p + 1,
+                          2 * (size_t)p + 3,
+                          64,
+                          1000,
+                          unit <= COLL_MAX_NOMINAL ? unit : 1};
     const size_t large[] = {1, 2, (size_t)p - 1, (size_t)p + 1, 2 * (size_t)p + 3, unit <= COLL_MAX_NOMINAL ? unit : 1};
     const size_t *want = small_p ? all : large;
     const size_t nwant = small_p ? sizeof(all) / sizeof(all[0]) : sizeof(large) / sizeof(large[0]);
@@ -242,9 +256,10 @@ static void coll_check_cost(const cs_alg *alg, const cs_problem *prob, const cs_
          * the others against the slowest rank's sum over its rounds */
         const double simulated = alg->critical_path ? cs_price_critical_path(mo, scheds, prob->p, 0, NULL)
                                                     : sim_cost_max(scheds, prob->p, mo);
-        const double tol = nominal ? 1e-9 * fmax(fabs(closed), fabs(simulated))
-                                   : rounds * (mo->beta + mo->gamma + mo->rho) * (double)prob->elem *
-                                         (alg->critical_path ? 4 : 2) + 1e-15; /* both sides of a wait */
+        const double tol =
+            nominal ? 1e-9 * fmax(fabs(closed), fabs(simulated))
+                    : rounds * (mo->beta + mo->gamma + mo->rho) * (double)prob->elem * (alg->critical_path ? 4 : 2) +
+                          1e-15; /* both sides of a wait */
         ck_assert_msg(fabs(closed - simulated) <= tol, "%s: model %d: closed form %.17g, schedule %.17g (%s)", what, i,
                       closed, simulated, nominal ? "nominal sizes" : "uneven sizes");
     }
@@ -441,8 +456,8 @@ START_TEST(test_knomial_levels)
             const cs_problem prob = coll_problem(CS_COLL_REDUCE, p, 1, CS_PROB_CONTIG, 0);
             alg->tune(&coll_models[0], &prob, &params);
             const int r = params.radix;
-            ck_assert_msg(pow(r, levels) >= p && (r == 2 || pow(r - 1, levels) < p), "p = %d, l=%d: r = %d", p,
-                          levels, r);
+            ck_assert_msg(pow(r, levels) >= p && (r == 2 || pow(r - 1, levels) < p), "p = %d, l=%d: r = %d", p, levels,
+                          r);
             alg->format(&params, args, sizeof args);
             snprintf(spec, sizeof spec, "r=%d", r);
             ck_assert_str_eq(args, spec);

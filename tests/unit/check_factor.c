@@ -35,11 +35,11 @@ extern const cs_alg cs_alltoall_multiphase;
 enum { FACTOR_MAX_P = 4096, FACTOR_MAX_ALL = 20000 };
 
 static const cs_model factor_models[] = {
-    {.alpha = 110e-6, .beta = 2e-6, .rho = 1e-6},   /* Bokhari's Fig. 1 */
-    {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10},    /* one shared-memory node */
-    {.alpha = 1e-3, .beta = 1e-12, .rho = 1e-13},   /* latency-dominated */
-    {.alpha = 1e-9, .beta = 1e-7, .rho = 3e-8},     /* bandwidth-dominated */
-    {.alpha = 2e-6, .beta = 5e-10, .rho = 0},       /* no cost of a permutation */
+    {.alpha = 110e-6, .beta = 2e-6, .rho = 1e-6}, /* Bokhari's Fig. 1 */
+    {.alpha = 1e-6, .beta = 1e-9, .rho = 1e-10},  /* one shared-memory node */
+    {.alpha = 1e-3, .beta = 1e-12, .rho = 1e-13}, /* latency-dominated */
+    {.alpha = 1e-9, .beta = 1e-7, .rho = 3e-8},   /* bandwidth-dominated */
+    {.alpha = 2e-6, .beta = 5e-10, .rho = 0},     /* no cost of a permutation */
 };
 enum { NFMODELS = sizeof(factor_models) / sizeof(factor_models[0]) };
 
@@ -120,12 +120,12 @@ static void check_best(const cs_model *mo, int model, int p, int n, double m)
     const cs_part_line gl = cs_factor_line(p, got, ng);
     FCHECK(product == p, "p=%d m=%g: factors multiply to %lld", p, m, product);
     FCHECK(near(dp, brute) && near(cs_part_line_cost(mo, &gl, m), brute),
-                  "model %d p=%d m=%g: recursion %.17g, brute force %.17g", model, p, m, dp, brute);
+           "model %d p=%d m=%g: recursion %.17g, brute force %.17g", model, p, m, dp, brute);
     FCHECK(near(best_balanced, brute), "model %d p=%d m=%g: no balanced factorisation is optimal", model, p, m);
     FCHECK(cs_factor_balanced(got, ng), "model %d p=%d m=%g: the choice is not balanced", model, p, m);
     for (int i = 0; mo->rho > 0 && i < n; i++)
         FCHECK(balanced[i] || cs_part_line_cost(mo, &lines[i], m) > brute,
-                      "model %d p=%d m=%g: an unbalanced factorisation is optimal", model, p, m);
+               "model %d p=%d m=%g: an unbalanced factorisation is optimal", model, p, m);
 }
 
 static const cs_model *sort_model;
@@ -157,8 +157,8 @@ static void check_hull(const cs_model *mo, int model, int p, int n)
     for (int f = 0; f < nf; f++) {
         const cs_factor_face *face = &h.face[f];
         const cs_part_line l = cs_factor_line(p, face->factors, face->n);
-        FCHECK(line_eq(&l, &lines[faces[f]]) && line_eq(&l, &face->line), "model %d p=%d: face %d differs",
-                      model, p, f);
+        FCHECK(line_eq(&l, &lines[faces[f]]) && line_eq(&l, &face->line), "model %d p=%d: face %d differs", model, p,
+               f);
         FCHECK(cs_factor_balanced(face->factors, face->n), "model %d p=%d: face %d unbalanced", model, p, f);
         FCHECK(f == 0 ? face->first == 0 : face->from > h.face[f - 1].from, "p=%d: vertices out of order", p);
     }
@@ -368,8 +368,12 @@ START_TEST(test_tune_remembers)
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
                 for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
                     const cs_model *mo = &factor_models[(mi + pass) % NFMODELS];
-                    const cs_problem prob = {.coll = CS_COLL_ALLTOALL, .p = ps[pi], .count = sizes[si], .elem = 1,
-                                             .bytes = sizes[si], .flags = CS_PROB_CONTIG};
+                    const cs_problem prob = {.coll = CS_COLL_ALLTOALL,
+                                             .p = ps[pi],
+                                             .count = sizes[si],
+                                             .elem = 1,
+                                             .bytes = sizes[si],
+                                             .flags = CS_PROB_CONTIG};
                     const cs_model pairwise = cs_model_pairwise(mo);
                     int factors[CS_FACTOR_MAX];
                     const int n = cs_factor_best(&pairwise, prob.p, (double)prob.bytes, factors, NULL);

@@ -71,14 +71,13 @@ static void worst(const cs_alg *alg, const cs_problem *prob, const cs_params *pa
     cs_sched_free(&s);
 }
 
-
 START_TEST(test_latency_rounds)
 {
     const int p = _i;
     if (!(p & (p - 1)))
         return;
-    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = 16, .elem = 4, .bytes = 64,
-                             .flags = CS_PROB_CONTIG};
+    const cs_problem prob = {
+        .coll = CS_COLL_ALLREDUCE, .p = p, .count = 16, .elem = 4, .bytes = 64, .flags = CS_PROB_CONTIG};
     cs_params params;
     cs_sched_stats st;
     cs_params_init(&params);
@@ -110,8 +109,8 @@ START_TEST(test_bandwidth_volume)
     for (cs_coll coll = CS_COLL_ALLREDUCE; coll <= CS_COLL_REDUCE; coll++)
         for (int i = 0; i < 2; i++) {
             const cs_alg *alg = row(coll, names[i]);
-            const cs_problem prob = {.coll = coll, .p = p, .count = count, .elem = 4, .bytes = count * 4,
-                                     .flags = CS_PROB_CONTIG};
+            const cs_problem prob = {
+                .coll = coll, .p = p, .count = count, .elem = 4, .bytes = count * 4, .flags = CS_PROB_CONTIG};
             cs_params params;
             cs_sched_stats st;
             cs_plan plan;
@@ -144,8 +143,13 @@ START_TEST(test_reduce_price_large)
     for (size_t t = 0; t < sizeof roots / sizeof roots[0]; t++)
         for (int k = 0; k <= 2; k += 2) {
             const int root = roots[t] == 7 ? p - 1 : roots[t] == 2 ? p / 2 : roots[t];
-            const cs_problem prob = {.coll = CS_COLL_REDUCE, .p = p, .count = 1 << 12, .elem = 4,
-                                     .bytes = 4 << 12, .root = root, .flags = CS_PROB_CONTIG};
+            const cs_problem prob = {.coll = CS_COLL_REDUCE,
+                                     .p = p,
+                                     .count = 1 << 12,
+                                     .elem = 4,
+                                     .bytes = 4 << 12,
+                                     .root = root,
+                                     .flags = CS_PROB_CONTIG};
             double slowest = 0.0;
             for (int rank = 0; rank < p && p <= 1000; rank++) {
                 cs_red r;
@@ -180,8 +184,8 @@ START_TEST(test_tree_receives)
                 }
                 const int got = cs_tree_receives(n, to, me, &got_sends);
                 if (got != receives || got_sends != sends) /* (an assertion per member: a write each) */
-                    ck_abort_msg("n=%d to=%d me=%d: %d, %d receives; %d, %d sends", n, to, me, got, receives,
-                                 got_sends, sends);
+                    ck_abort_msg("n=%d to=%d me=%d: %d, %d receives; %d, %d sends", n, to, me, got, receives, got_sends,
+                                 sends);
             }
 }
 END_TEST
@@ -226,8 +230,12 @@ START_TEST(test_tune_as_exhaustive)
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
             for (int root = 0; root < p; root += p / 3 + 1)
                 for (cs_coll coll = CS_COLL_ALLREDUCE; coll <= CS_COLL_REDUCE; coll++) {
-                    const cs_problem prob = {.coll = coll, .p = p, .count = counts[c], .elem = 4,
-                                             .bytes = 4 * counts[c], .root = coll == CS_COLL_REDUCE ? root : 0,
+                    const cs_problem prob = {.coll = coll,
+                                             .p = p,
+                                             .count = counts[c],
+                                             .elem = 4,
+                                             .bytes = 4 * counts[c],
+                                             .root = coll == CS_COLL_REDUCE ? root : 0,
                                              .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE};
                     static const char *const names[] = {"elimination", "ring"};
                     for (int i = 0; i < 2; i++) {
@@ -277,11 +285,15 @@ START_TEST(test_reduce_butterfly_overhead)
     for (int p = 2; p <= 64; p *= 2) {
         cs_sched *s = sim_scheds_new(p);
         for (int k = 0; (1 << k) <= p; k++)
-            for (int root = 0; root < p; root += p / 2 > 1 ? p / 2 - 1 : 1)
+            for (int root = 0; root<p; root += p / 2> 1 ? p / 2 - 1 : 1)
                 for (int inplace = 0; inplace < 2; inplace++) {
                     const size_t count = (size_t)p * 3;
-                    const cs_problem prob = {.coll = CS_COLL_REDUCE, .p = p, .root = root, .count = count,
-                                             .elem = 8, .bytes = count * 8,
+                    const cs_problem prob = {.coll = CS_COLL_REDUCE,
+                                             .p = p,
+                                             .root = root,
+                                             .count = count,
+                                             .elem = 8,
+                                             .bytes = count * 8,
                                              .flags = CS_PROB_CONTIG | CS_PROB_COMMUTATIVE |
                                                       (inplace ? CS_PROB_INPLACE : 0u)};
                     cs_params params;

@@ -264,7 +264,9 @@ static const stats_case stats_cases[] = {
     {"local only", CALLS(stats_local_only), {0, 0, 32, 80, G * 32 + R * 80}},
     {"many in a round", CALLS(stats_many_in_round), {1, 30, 0, 0, 2 * A + B * 50}},
     {"rounds without messages", CALLS(stats_empty_round), {2, 8, 0, 8, 2 * A + B * 16 + R * 8}},
-    {"example", CALLS(sched_example), {2, 1040, 56, 100, (A + B * 16 + G * 16) + (R * 100 + G * 40) + (2 * A + B * 2000)}},
+    {"example",
+     CALLS(sched_example),
+     {2, 1040, 56, 100, (A + B * 16 + G * 16) + (R * 100 + G * 40) + (2 * A + B * 2000)}},
 };
 #undef A
 #undef B

@@ -66,7 +66,11 @@ static void win_check_p(cs_window_method method, int p, size_t count, int inplac
 {
     cs_sched *sc = sim_scheds_new(p);
     int *lo = malloc(sizeof(int) * (size_t)p), *hi = malloc(sizeof(int) * (size_t)p);
-    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = count, .elem = 4, .bytes = 4 * count,
+    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE,
+                             .p = p,
+                             .count = count,
+                             .elem = 4,
+                             .bytes = 4 * count,
                              .flags = CS_PROB_CONTIG | (inplace ? CS_PROB_INPLACE : 0u)};
     const int ps = method == CS_WIN_PREFIX_SUFFIX;
     ck_assert(sc && lo && hi);
@@ -82,17 +86,15 @@ static void win_check_p(cs_window_method method, int p, size_t count, int inplac
                 win_counts(&sc[i], 4 * count, &rounds, &reduces, &vectors);
                 if (ps) {
                     /* T and one of P, S per scan round, one step to join S and P; one vector a message */
-                    ck_assert_msg(reduces <= 2 * win_ceil_log2(n) + 1, "p=%d n=%d r=%d rank %d: %d combining steps",
-                                  p, n, r, i, reduces);
-                    ck_assert_msg(vectors <= 1, "p=%d n=%d r=%d rank %d: a message of %d vectors", p, n, r, i,
-                                  vectors);
+                    ck_assert_msg(reduces <= 2 * win_ceil_log2(n) + 1, "p=%d n=%d r=%d rank %d: %d combining steps", p,
+                                  n, r, i, reduces);
+                    ck_assert_msg(vectors <= 1, "p=%d n=%d r=%d rank %d: a message of %d vectors", p, n, r, i, vectors);
                 } else {
                     ck_assert_msg(reduces <= win_floor_log2(n) + __builtin_popcount((unsigned)n) - 1,
                                   "p=%d n=%d r=%d rank %d: %d combining steps", p, n, r, i, reduces);
                     /* two partial vectors (B and R of Fig. 2), and one of the
                      * padding position the rank stands for near an edge */
-                    ck_assert_msg(vectors <= 3, "p=%d n=%d r=%d rank %d: a message of %d vectors", p, n, r, i,
-                                  vectors);
+                    ck_assert_msg(vectors <= 3, "p=%d n=%d r=%d rank %d: a message of %d vectors", p, n, r, i, vectors);
                 }
                 ck_assert_msg(sc[i].nrounds <= (n > 1 ? win_ceil_log2(n) + ps : 1), "p=%d n=%d r=%d rank %d: %d rounds",
                               p, n, r, i, sc[i].nrounds);
@@ -183,8 +185,8 @@ START_TEST(test_wrapped)
     const int p = _i;
     cs_sched *sc = sim_scheds_new(p);
     int lo[WIN_MAX_P], hi[WIN_MAX_P];
-    const cs_problem prob = {.coll = CS_COLL_ALLREDUCE, .p = p, .count = 2, .elem = 4, .bytes = 8,
-                             .flags = CS_PROB_CONTIG};
+    const cs_problem prob = {
+        .coll = CS_COLL_ALLREDUCE, .p = p, .count = 2, .elem = 4, .bytes = 8, .flags = CS_PROB_CONTIG};
     cs_window_plan plan;
     ck_assert_int_eq(cs_window_plan_make(p, p, 0, 1, &plan), MPI_SUCCESS);
     for (int i = 0; i < p; i++) {
@@ -284,7 +286,8 @@ static void win_run_sums(const cs_sched *sc, int p, size_t count, int inplace, c
     for (int i = 0; i < p; i++)
         for (size_t e = 0; e < count; e++) {
             uint32_t want = 0, got;
-            const int lo = i - win_r < 0 ? 0 : i - win_r, hi = i - win_r + win_n - 1 > p - 1 ? p - 1 : i - win_r + win_n - 1;
+            const int lo = i - win_r < 0 ? 0 : i - win_r,
+                      hi = i - win_r + win_n - 1 > p - 1 ? p - 1 : i - win_r + win_n - 1;
             for (int j = lo; j <= hi; j++)
                 want += win_value(j, e);
             memcpy(&got, buf[i][CS_BUF_RECV] + 4 * e, 4);
@@ -465,8 +468,13 @@ START_TEST(test_window_rows)
         for (int r = 0; r < n; r++)
             for (int inverse = 0; inverse < 2; inverse++)
                 for (size_t bytes = 4; bytes <= ((size_t)4 << 20); bytes *= 64) {
-                    const cs_problem prob = {.coll = CS_COLL_WINDOW, .p = p, .count = bytes / 4, .elem = 4,
-                                             .bytes = bytes, .n = n, .r = r,
+                    const cs_problem prob = {.coll = CS_COLL_WINDOW,
+                                             .p = p,
+                                             .count = bytes / 4,
+                                             .elem = 4,
+                                             .bytes = bytes,
+                                             .n = n,
+                                             .r = r,
                                              .flags = CS_PROB_CONTIG | (inverse ? CS_PROB_INVERSE : 0u)};
                     double cost[CS_WIN_METHODS];
                     const cs_window_method best = cs_window_method_choose(&model, p, n, r, bytes, 0, inverse, cost);
@@ -475,14 +483,14 @@ START_TEST(test_window_rows)
                         if (m == CS_WIN_PREFIX_SUFFIX_INVERSE && !inverse)
                             continue;
                         ck_assert(row->cost(&model, &prob, NULL) == cost[m]);
-                        for (int rank = 0; rank < p; rank += p > 8 ? p / 5 : 1) {
+                        for (int rank = 0; rank<p; rank += p> 8 ? p / 5 : 1) {
                             cs_sched_reset(&a);
                             cs_sched_reset(&b);
                             a.tmp_bytes[0] = a.tmp_bytes[1] = b.tmp_bytes[0] = b.tmp_bytes[1] = 0;
                             ck_assert_int_eq(row->build(&prob, NULL, rank, &a), MPI_SUCCESS);
-                            ck_assert_int_eq(cs_window_method_build((cs_window_method)m, p, n, r, rank, bytes / 4, 4,
-                                                                    0, &b),
-                                             MPI_SUCCESS);
+                            ck_assert_int_eq(
+                                cs_window_method_build((cs_window_method)m, p, n, r, rank, bytes / 4, 4, 0, &b),
+                                MPI_SUCCESS);
                             ck_assert_msg(win_sched_same(&a, &b), "%s p=%d n=%d r=%d rank %d", row->name, p, n, r,
                                           rank);
                         }
@@ -508,8 +516,8 @@ START_TEST(test_window_forced_instead)
     cfg.coll[CS_COLL_WINDOW].alg = win_row(CS_COLL_WINDOW, "prefix-suffix-inverse");
     cs_select_cache cache = {0};
     cs_decision d;
-    cs_problem prob = {.coll = CS_COLL_WINDOW, .p = 6, .count = 3, .elem = 4, .bytes = 12, .n = 3, .r = 1,
-                       .flags = CS_PROB_CONTIG};
+    cs_problem prob = {
+        .coll = CS_COLL_WINDOW, .p = 6, .count = 3, .elem = 4, .bytes = 12, .n = 3, .r = 1, .flags = CS_PROB_CONTIG};
     cs_select(&cfg, &cache, &prob, &d);
     ck_assert_str_eq(d.alg->name, "prefix-suffix");
     ck_assert_str_eq(d.declined, "needs an operator with an exact inverse");
@@ -550,8 +558,14 @@ START_TEST(test_window_block_exchange)
                 start[i + 1] = start[i] + count[i];
             }
             for (int i = 0; i < p; i++) {
-                const cs_problem prob = {.coll = CS_COLL_WINDOW_BLOCK, .p = p, .count = count[i], .elem = 8,
-                                         .bytes = 8 * count[i], .n = n, .r = r, .flags = CS_PROB_CONTIG};
+                const cs_problem prob = {.coll = CS_COLL_WINDOW_BLOCK,
+                                         .p = p,
+                                         .count = count[i],
+                                         .elem = 8,
+                                         .bytes = 8 * count[i],
+                                         .n = n,
+                                         .r = r,
+                                         .flags = CS_PROB_CONTIG};
                 cs_sched_reset(&sc[i]);
                 ck_assert_int_eq(rows[(i + n) % 2]->build(&prob, NULL, i, &sc[i]), MPI_SUCCESS);
                 ck_assert_int_le(sc[i].nrounds, 1);
@@ -568,16 +582,15 @@ START_TEST(test_window_block_exchange)
                     for (size_t j = 0; j < sc[x->peer].nsteps && !y; j++)
                         if (sc[x->peer].steps[j].kind == CS_STEP_SEND && sc[x->peer].steps[j].peer == i)
                             y = &sc[x->peer].steps[j];
-                    ck_assert_msg(y && y->len == x->len && y->buf == CS_BUF_SEND, "p=%d n=%d r=%d rank %d", p, n,
-                                  r, i);
+                    ck_assert_msg(y && y->len == x->len && y->buf == CS_BUF_SEND, "p=%d n=%d r=%d rank %d", p, n, r, i);
                     /* the first element received is the global element it stands for */
                     ck_assert_uint_eq(start[x->peer] + y->off / 8, start[i] - left + x->off / 8);
                     ck_assert(y->off + y->len <= 8 * count[x->peer]);
                     filled += x->len / 8;
                 }
                 const size_t want = left + (i < p - 1 ? (size_t)(n - 1 - r) : 0);
-                ck_assert_msg(filled == want, "p=%d n=%d r=%d rank %d: %zu halo elements, want %zu", p, n, r, i,
-                              filled, want);
+                ck_assert_msg(filled == want, "p=%d n=%d r=%d rank %d: %zu halo elements, want %zu", p, n, r, i, filled,
+                              want);
                 for (size_t k = 0; k < sc[i].nsteps; k++) /* every send has its receive */
                     if (sc[i].steps[k].kind == CS_STEP_SEND) {
                         int matched = 0;

@@ -278,7 +278,7 @@ typedef struct sim {
     const cs_sched *scheds;
     sim_report *rep;
     sim_rank *ranks;
-    sim_tree tree; /* reductions only */
+    sim_tree tree;                /* reductions only */
     const int *span_lo, *span_hi; /* sim_run_spans: the leaves each rank's result reduces */
     /* the round's messages and the bytes of its sends */
     sim_msg *sends, *recvs;

@@ -32,8 +32,7 @@
 #include "coll/params.h"
 #include "coll/reduction/engine.h"
 
-static double cs_elimination_tune_priced(const cs_model *model, const cs_problem *prob, cs_params *params,
-                                         double stop)
+static double cs_elimination_tune_priced(const cs_model *model, const cs_problem *prob, cs_params *params, double stop)
 {
     params->rmax = -1; /* no rings */
     return cs_red_tune(cs_red_cost_within, cs_red_cost_floor, model, prob, params, 0, stop);
@@ -44,17 +43,15 @@ static void cs_elimination_tune(const cs_model *model, const cs_problem *prob, c
     cs_elimination_tune_priced(model, prob, params, INFINITY);
 }
 
-#define CS_ELIMINATION_ROW(collective, what)                                                                    \
-    {                                                                                                          \
-        .name = "elimination", .description = what, .coll = collective,                                       \
-        .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG, .parse = cs_params_parse_bk, .tune = cs_elimination_tune,     \
-        .tune_priced = cs_elimination_tune_priced,                                                            \
-        .syntax = CS_PARAMS_SYNTAX_BK,                                                                        \
-        .cost = cs_red_cost, .cost_within = cs_red_cost_within, .build = cs_red_build,                        \
-        .format = cs_params_format_bk, .describe = cs_red_describe,                                           \
+#define CS_ELIMINATION_ROW(collective, what)                                                                           \
+    {                                                                                                                  \
+        .name = "elimination", .description = what, .coll = collective, .requires = CS_REQ_NOT_POW2 | CS_REQ_CONTIG,   \
+        .parse = cs_params_parse_bk, .tune = cs_elimination_tune, .tune_priced = cs_elimination_tune_priced,           \
+        .syntax = CS_PARAMS_SYNTAX_BK, .cost = cs_red_cost, .cost_within = cs_red_cost_within, .build = cs_red_build,  \
+        .format = cs_params_format_bk, .describe = cs_red_describe,                                                    \
     }
 
-const cs_alg cs_allreduce_elimination =
-    CS_ELIMINATION_ROW(CS_COLL_ALLREDUCE, "butterfly, then 3-2 and 2-1 elimination of the odd factor (Rabenseifner-Traeff 2004 s3.3)");
-const cs_alg cs_reduce_elimination =
-    CS_ELIMINATION_ROW(CS_COLL_REDUCE, "butterfly and elimination of the odd factor, gather to the root (Rabenseifner-Traeff 2004)");
+const cs_alg cs_allreduce_elimination = CS_ELIMINATION_ROW(
+    CS_COLL_ALLREDUCE, "butterfly, then 3-2 and 2-1 elimination of the odd factor (Rabenseifner-Traeff 2004 s3.3)");
+const cs_alg cs_reduce_elimination = CS_ELIMINATION_ROW(
+    CS_COLL_REDUCE, "butterfly and elimination of the odd factor, gather to the root (Rabenseifner-Traeff 2004)");

@@ -138,8 +138,7 @@ static void cs_red_ring(cs_red *r, const cs_level *l)
                 cs_sched_send(r->s, cs_level_member(l, r->rank, (c - 1 + f) % f), r->cur, lo * e, slot);
             else
                 cs_sched_send(r->s, cs_level_member(l, r->rank, (c - d + f) % f), slots, 0, (size_t)cnt * slot);
-            cs_sched_recv(r->s, cs_level_member(l, r->rank, (c + d) % f), slots, (size_t)d * slot,
-                          (size_t)cnt * slot);
+            cs_sched_recv(r->s, cs_level_member(l, r->rank, (c + d) % f), slots, (size_t)d * slot, (size_t)cnt * slot);
             if (d == 1)
                 cs_sched_copy(r->s, r->cur, lo * e, slots, 0, slot);
         }

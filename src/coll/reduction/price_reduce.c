@@ -61,7 +61,7 @@ typedef struct cs_red_pricer {
     const cs_problem *prob;
     const cs_plan *plan;
     int k;
-    int oneway; /* of a node's ranks, how many send off it at once in a one-way round */
+    int oneway;        /* of a node's ranks, how many send off it at once in a one-way round */
     cs_red_reps *reps; /* collecting the ranks (after reps->n) instead of pricing them */
     cs_sched s;
     double worst, stop; /* worst reaching stop: the rest need not be priced */
@@ -126,7 +126,7 @@ static pthread_mutex_t cs_red_elims_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void cs_red_elim_walk(const cs_elim *el, int f, int vr, int collector, cs_red_elim_reps *out)
 {
-    enum { ENDS = CS_RED_ELIM_NONE + 2 }; /* a + 1 and b: 0 .. 33 */
+    enum { ENDS = CS_RED_ELIM_NONE + 2 };               /* a + 1 and b: 0 .. 33 */
     unsigned char seen[12 * ENDS * ENDS / 8 + 1] = {0}; /* a bit per (shape, a, b) */
     const int cunit = cs_elim_role_of(el, collector).unit;
     out->n = 0;
@@ -283,7 +283,11 @@ static int cs_red_oneway_senders(const cs_problem *prob, const cs_plan *plan, in
 
 double cs_red_reduce_root_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k)
 {
-    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = INFINITY,
+    cs_red_pricer pr = {.model = model,
+                        .prob = prob,
+                        .plan = plan,
+                        .k = k,
+                        .stop = INFINITY,
                         .oneway = cs_red_oneway_senders(prob, plan, k)};
     cs_sched_init(&pr.s);
     cs_red_price_rank(&pr, prob->root);
@@ -292,7 +296,11 @@ double cs_red_reduce_root_cost(const cs_model *model, const cs_problem *prob, co
 
 double cs_red_reduce_cost(const cs_model *model, const cs_problem *prob, const cs_plan *plan, int k, double stop)
 {
-    cs_red_pricer pr = {.model = model, .prob = prob, .plan = plan, .k = k, .stop = stop,
+    cs_red_pricer pr = {.model = model,
+                        .prob = prob,
+                        .plan = plan,
+                        .k = k,
+                        .stop = stop,
                         .oneway = cs_red_oneway_senders(prob, plan, k)};
     cs_sched_init(&pr.s);
     const double per_byte = model->beta + model->gamma + model->rho;

@@ -34,18 +34,16 @@ static void cs_ring_tune(const cs_model *model, const cs_problem *prob, cs_param
     cs_ring_tune_priced(model, prob, params, INFINITY);
 }
 
-#define CS_RING_ROW(collective, what)                                                                          \
-    {                                                                                                          \
-        .name = "ring", .description = what, .coll = collective,                                              \
-        .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG, .parse = cs_params_parse_bkr,            \
-        .syntax = CS_PARAMS_SYNTAX_BKR,                                                                       \
-        .tune = cs_ring_tune, .tune_priced = cs_ring_tune_priced, .cost = cs_red_cost,                        \
-        .cost_within = cs_red_cost_within, .build = cs_red_build,                                              \
-        .format = cs_params_format_bkr,                                                                        \
-        .describe = cs_red_describe,                                                                           \
+#define CS_RING_ROW(collective, what)                                                                                  \
+    {                                                                                                                  \
+        .name = "ring", .description = what, .coll = collective,                                                       \
+        .requires = CS_REQ_NOT_POW2 | CS_REQ_SMALL_ODD | CS_REQ_CONTIG, .parse = cs_params_parse_bkr,                  \
+        .syntax = CS_PARAMS_SYNTAX_BKR, .tune = cs_ring_tune, .tune_priced = cs_ring_tune_priced, .cost = cs_red_cost, \
+        .cost_within = cs_red_cost_within, .build = cs_red_build, .format = cs_params_format_bkr,                      \
+        .describe = cs_red_describe,                                                                                   \
     }
 
-const cs_alg cs_allreduce_ring =
-    CS_RING_ROW(CS_COLL_ALLREDUCE, "butterfly, small rings over odd factors 3, 5, 7, elimination (Rabenseifner-Traeff 2004 s3.4)");
-const cs_alg cs_reduce_ring =
-    CS_RING_ROW(CS_COLL_REDUCE, "butterfly, small rings, elimination, gather to the root (Rabenseifner-Traeff 2004 s3.4)");
+const cs_alg cs_allreduce_ring = CS_RING_ROW(
+    CS_COLL_ALLREDUCE, "butterfly, small rings over odd factors 3, 5, 7, elimination (Rabenseifner-Traeff 2004 s3.4)");
+const cs_alg cs_reduce_ring = CS_RING_ROW(
+    CS_COLL_REDUCE, "butterfly, small rings, elimination, gather to the root (Rabenseifner-Traeff 2004 s3.4)");

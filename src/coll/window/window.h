@@ -46,8 +46,8 @@ enum { CS_WIN_B = 1u, CS_WIN_R = 2u, CS_WIN_RES = 4u };
  */
 typedef struct cs_window_plan {
     int p, n, r, wrap;
-    int h;        /* floor(log2 n) */
-    int rounds;   /* ceil(log2 n): h block rounds, and one more unless n is a power of two */
+    int h;         /* floor(log2 n) */
+    int rounds;    /* ceil(log2 n): h block rounds, and one more unless n is a power of two */
     uint8_t *need; /* need[(k + 1) * 3p + q + p], k = -1..h: CS_WIN_B | CS_WIN_R | CS_WIN_RES */
 } cs_window_plan;
 
@@ -91,8 +91,7 @@ int cs_window_build(const cs_window_plan *plan, int rank, size_t count, size_t e
  * same buffers as cs_window_build; MPI_ERR_ARG for arguments out of range.
  * inverse: the operator has an exact inverse (sched/inverse.h); the
  * schedule may then hold CS_STEP_UNREDUCE steps. */
-int cs_window_ps_build(int p, int n, int r, int rank, size_t count, size_t elem, int inplace, int inverse,
-                       cs_sched *s);
+int cs_window_ps_build(int p, int n, int r, int rank, size_t count, size_t elem, int inplace, int inverse, cs_sched *s);
 
 /* ---- the two methods side by side (window_method.c) */
 

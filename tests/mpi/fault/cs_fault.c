@@ -40,8 +40,11 @@ CS_FAULT_EXPORT void cs_fault_arm(const char *what, long k, int code)
     static const struct {
         const char *name;
         fault_kind kind;
-    } kinds[] = {{"isend", FAULT_ISEND}, {"irecv", FAULT_IRECV}, {"waitall", FAULT_WAITALL},
-                 {"pending", FAULT_PENDING}, {"reduce", FAULT_REDUCE}};
+    } kinds[] = {{"isend", FAULT_ISEND},
+                 {"irecv", FAULT_IRECV},
+                 {"waitall", FAULT_WAITALL},
+                 {"pending", FAULT_PENDING},
+                 {"reduce", FAULT_REDUCE}};
     armed = FAULT_NONE;
     fired = 0;
     for (size_t i = 0; what && k > 0 && i < sizeof kinds / sizeof kinds[0]; i++)
