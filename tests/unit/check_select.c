@@ -202,15 +202,16 @@ START_TEST(test_none_applies_shared)
 }
 END_TEST
 
-static double cs_alg_cost_stub(const cs_model *model, const cs_problem *prob, const cs_params *params)
+/* A price of one second, whatever the call: the rows below are priced alike. */
+static double cs_alg_cost_unit(const cs_model *model, const cs_problem *prob, const cs_params *params)
 {
     return 1.0;
 }
 
 /* Rows to find a shared restriction in: both need a commutative operator,
  * one p a power of two too; the other a contiguous datatype. */
-static const cs_alg shared_a = {.name = "a", .requires = CS_REQ_COMMUTATIVE | CS_REQ_POW2, .cost = cs_alg_cost_stub},
-                    shared_b = {.name = "b", .requires = CS_REQ_COMMUTATIVE | CS_REQ_CONTIG, .cost = cs_alg_cost_stub};
+static const cs_alg shared_a = {.name = "a", .requires = CS_REQ_COMMUTATIVE | CS_REQ_POW2, .cost = cs_alg_cost_unit},
+                    shared_b = {.name = "b", .requires = CS_REQ_COMMUTATIVE | CS_REQ_CONTIG, .cost = cs_alg_cost_unit};
 
 /* The restriction all rows share and the call fails (a non-commutative
  * operator where every row needs a commutative one), in the restrictions'
